@@ -1,0 +1,127 @@
+"""Connection settings and a client that fails with one clear line.
+
+Settings come from flags or the environment (``ELASTICSEARCH_URL``, ``ELASTICSEARCH_API_KEY``,
+``ELASTICSEARCH_USERNAME`` / ``ELASTICSEARCH_PASSWORD``, ``ELASTICSEARCH_CA_CERTS``,
+``ELASTICSEARCH_TIMEOUT``). Secrets are never put into messages or logs: ``__repr__`` hides them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from elasticsearch import (
+    ApiError,
+    AuthenticationException,
+    AuthorizationException,
+    Elasticsearch,
+    TransportError,
+    UnsupportedProductError,
+)
+from elasticsearch import (
+    ConnectionError as ESConnectionError,
+)
+
+DEFAULT_URL = "http://127.0.0.1:9200"
+MIN_MAJOR_VERSION = 8
+
+
+class ElasticsearchUnavailable(RuntimeError):
+    """The node cannot be used; the message is one line that says what to do."""
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """Where the cluster is and how to authenticate; secrets excluded from repr."""
+
+    url: str = DEFAULT_URL
+    api_key: str | None = field(default=None, repr=False)
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_certs: str | None = None
+    timeout: float = 30.0
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> ConnectionSettings:
+        """Environment first, explicit (non-None) overrides win."""
+        env = os.environ
+        values: dict[str, object] = {
+            "url": env.get("ELASTICSEARCH_URL", DEFAULT_URL),
+            "api_key": env.get("ELASTICSEARCH_API_KEY") or None,
+            "username": env.get("ELASTICSEARCH_USERNAME") or None,
+            "password": env.get("ELASTICSEARCH_PASSWORD") or None,
+            "ca_certs": env.get("ELASTICSEARCH_CA_CERTS") or None,
+            "timeout": float(env.get("ELASTICSEARCH_TIMEOUT", "30")),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with any embedded user:password removed, for messages."""
+        scheme, sep, rest = self.url.partition("://")
+        if not sep:
+            return self.url
+        return f"{scheme}://{rest.rpartition('@')[2]}"
+
+
+def make_client(settings: ConnectionSettings) -> Elasticsearch:
+    """A client with sane retry/timeouts; does not contact the node."""
+    kwargs: dict[str, object] = {
+        "request_timeout": settings.timeout,
+        "retry_on_timeout": True,
+        "max_retries": 3,
+    }
+    if settings.api_key:
+        kwargs["api_key"] = settings.api_key
+    elif settings.username:
+        kwargs["basic_auth"] = (settings.username, settings.password or "")
+    if settings.ca_certs:
+        kwargs["ca_certs"] = settings.ca_certs
+    return Elasticsearch(settings.url, **kwargs)
+
+
+def explain_error(exc: Exception, settings: ConnectionSettings) -> str:
+    """Turn a client exception into one line that tells the user what to do."""
+    url = settings.safe_url
+    if isinstance(exc, ESConnectionError):
+        return (
+            f"cannot reach Elasticsearch at {url}: start a local node with `bookdup es up` "
+            "or set ELASTICSEARCH_URL / --es-url"
+        )
+    if isinstance(exc, AuthenticationException):
+        return (
+            f"Elasticsearch at {url} rejected the credentials (401): check ELASTICSEARCH_API_KEY "
+            "or ELASTICSEARCH_USERNAME / ELASTICSEARCH_PASSWORD"
+        )
+    if isinstance(exc, AuthorizationException):
+        return f"Elasticsearch at {url} refused the request (403): the user lacks index privileges"
+    if isinstance(exc, UnsupportedProductError):
+        return f"the server at {url} is not Elasticsearch (product check failed)"
+    if isinstance(exc, ApiError):
+        return f"Elasticsearch at {url} answered {exc.meta.status}: {exc.message}"
+    if isinstance(exc, TransportError):
+        return f"talking to Elasticsearch at {url} failed: {exc.message}"
+    return f"Elasticsearch at {url}: {exc}"
+
+
+def connect(settings: ConnectionSettings | None = None) -> Elasticsearch:
+    """Connect and check the node is a usable Elasticsearch (8.x or 9.x).
+
+    ``GET /`` is not used: the integ-test distribution has no info endpoint, so the version
+    comes from the local node's info instead.
+    """
+    settings = settings or ConnectionSettings.from_env()
+    client = make_client(settings)
+    try:
+        info = client.nodes.info(node_id="_local", metric="_none", filter_path="nodes.*.version")
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one clear line
+        raise ElasticsearchUnavailable(explain_error(exc, settings)) from exc
+    versions = [n.get("version", "0") for n in info.body.get("nodes", {}).values()]
+    major = int(versions[0].split(".")[0]) if versions else 0
+    if major < MIN_MAJOR_VERSION:
+        raise ElasticsearchUnavailable(
+            f"Elasticsearch at {settings.safe_url} is version {versions[0] if versions else '?'}; "
+            f"bookdup needs {MIN_MAJOR_VERSION}.x or 9.x"
+        )
+    return client

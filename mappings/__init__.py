@@ -1,0 +1,1 @@
+"""Index definitions as JSON (books, relations, runs), shipped as package data."""
