@@ -1,0 +1,268 @@
+"""Shared pieces of the input readers: errors, decoding, binary sniffing, page splitting, metadata.
+
+Every reader turns bad input into a `ReadError` value rather than an exception, so that one
+broken file in a corpus of a million books is reported and the indexing job carries on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from charset_normalizer import from_bytes
+
+from bookdup.model import Book
+
+SNIFF_BYTES = 8192
+"""How much of a file the binary and kind sniffs look at."""
+
+BINARY_CONTROL_RATIO = 0.30
+"""Above this share of non-text control characters in the sniff window a file is binary."""
+
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v")
+_WESTERN = ("cp1252", "latin_1")
+_TIE_CHAOS = 0.05
+_META_FIELDS = ("id", "title", "author", "language", "year")
+_UTF16_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+@dataclass(frozen=True)
+class ReadError:
+    """One input that could not be read; yielded in place of a Book so the caller can report it."""
+
+    path: str
+    reason: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.reason}"
+
+
+class BadInput(Exception):
+    """Raised inside a reader; turned into a `ReadError` at the reader's boundary."""
+
+    def __init__(self, reason: str, line: int | None = None, path: Path | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+        self.path = path  # set when the fault is in another file than the book's (a sidecar)
+
+    def to_error(self, default: Path) -> ReadError:
+        """The `ReadError` to yield, naming the file at fault."""
+        return ReadError(str(self.path or default), self.reason, self.line)
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Text with the encoding it was decoded with and how many characters could not be decoded."""
+
+    text: str
+    encoding: str
+    decode_errors: int
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key so that `page2` sorts before `page10` (page files are rarely zero-padded)."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part.casefold())
+        for part in re.split(r"(\d+)", name)
+        if part
+    )
+
+
+def bom_encoding(head: bytes) -> str | None:
+    """Encoding named by a byte-order mark, if the data starts with one."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith(_UTF16_BOMS[:2]):
+        return "utf-32"
+    if head.startswith(_UTF16_BOMS[2:]):
+        return "utf-16"
+    return None
+
+
+def utf16_without_bom(head: bytes) -> str | None:
+    """Recognise BOM-less UTF-16 of mostly-Latin text by its NUL bytes in every other position.
+
+    Such files would otherwise be taken for binary because of those NULs.
+    """
+    even, odd = head[0:4096:2], head[1:4096:2]
+    if len(odd) < 8:
+        return None
+    even_nul, odd_nul = even.count(0) / len(even), odd.count(0) / len(odd)
+    if odd_nul > 0.4 and even_nul < 0.05:
+        return "utf-16-le"
+    if even_nul > 0.4 and odd_nul < 0.05:
+        return "utf-16-be"
+    return None
+
+
+def is_wide_encoding(encoding: str) -> bool:
+    """UTF-16/32 text contains NUL bytes, so the binary sniff must look at characters instead."""
+    name = codecs.lookup(encoding).name
+    return name.startswith(("utf-16", "utf-32"))
+
+
+def looks_binary(head: bytes, encoding: str | None = None) -> bool:
+    """True when the sniff window has NUL bytes or more than 30% non-text control characters."""
+    if encoding is not None and is_wide_encoding(encoding):
+        codes = [ord(ch) for ch in head.decode(encoding, errors="ignore")]
+    else:
+        codes = list(head)
+    if not codes:
+        return False
+    if 0 in codes:
+        return True
+    controls = sum(1 for c in codes if (c < 0x20 or c == 0x7F) and chr(c) not in _TEXT_CONTROLS)
+    return controls / len(codes) > BINARY_CONTROL_RATIO
+
+
+def sniff_encoding(head: bytes, declared: str | None) -> str | None:
+    """The encoding known before decoding: declared, from a BOM, or BOM-less UTF-16; else None."""
+    return declared or bom_encoding(head) or utf16_without_bom(head)
+
+
+def check_text_head(head: bytes, declared: str | None) -> str | None:
+    """Raise `BadInput` for empty or binary data; return the encoding known up front (if any)."""
+    if not head:
+        raise BadInput("empty file")
+    known = sniff_encoding(head, declared)
+    if looks_binary(head, known):
+        raise BadInput("binary file, not text")
+    return known
+
+
+def guess_encoding(data: bytes) -> str:
+    """charset-normalizer's guess for non-UTF-8 data, preferring Windows-1252/Latin-1 on a near tie.
+
+    On short samples it cannot tell the Western code pages apart (cp1250, cp1257 and cp1252 all
+    decode "Déjà" without chaos) and may pick a Central European one; the books this project
+    meets (en, de, fr, it, es) are far more often Western. Latin-1 when there is no guess at all.
+    """
+    matches = list(from_bytes(data))
+    if not matches:
+        return "latin-1"
+    for match in matches:
+        if match.encoding in _WESTERN and match.chaos <= matches[0].chaos + _TIE_CHAOS:
+            return match.encoding
+    return matches[0].encoding
+
+
+def decode_bytes(data: bytes, declared: str | None = None) -> Decoded:
+    """Decode a whole text file: declared → UTF-8 → charset-normalizer's guess → Latin-1.
+
+    Never fails: OCR text of unknown provenance must still be indexed; the number of replacement
+    characters tells the caller how damaged the text is.
+    """
+    known = check_text_head(data[:SNIFF_BYTES], declared)
+    if known is not None:
+        text, encoding = data.decode(known, errors="replace"), known
+    else:
+        try:
+            text, encoding = data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            encoding = guess_encoding(data)
+            text = data.decode(encoding, errors="replace")
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise BadInput("empty file")
+    return Decoded(text, encoding, text.count("\ufffd"))
+
+
+def read_text_file(path: Path, declared: str | None = None) -> Decoded:
+    """Read and decode a text file that is small enough to hold (one book or one page)."""
+    return decode_bytes(path.read_bytes(), declared)
+
+
+def split_pages(text: str, lines_per_page: int) -> list[str]:
+    """Split text into pages at form feeds; without any, into pages of `lines_per_page` lines.
+
+    OCR'd text without page markers still needs pages for the page-level signals, and 40 lines is
+    about one printed page. A trailing form feed does not start an extra, empty page.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\f" in text:
+        pages = text.split("\f")
+        if not pages[-1].strip():
+            pages.pop()
+        return pages
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return ["\n".join(lines[i : i + lines_per_page]) for i in range(0, len(lines), lines_per_page)]
+
+
+def parse_year(value: Any) -> int | None:
+    """Year from metadata: an int, or the first 3–4 digit number in a string such as "c. 1869"."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    match = re.search(r"\d{3,4}", str(value))
+    return int(match.group()) if match else None
+
+
+def _text_field(value: Any) -> str | None:
+    """A metadata string; several authors given as a list are joined with "; "."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        value = "; ".join(str(v).strip() for v in value if v is not None and str(v).strip())
+    text = str(value).strip()
+    return text or None
+
+
+def load_metadata(path: Path) -> dict[str, Any]:
+    """Read a JSON metadata sidecar; it must hold one JSON object."""
+    try:
+        meta = json.loads(path.read_bytes())
+    except json.JSONDecodeError as err:
+        reason = f"malformed JSON metadata: {err.msg} (column {err.colno})"
+        raise BadInput(reason, err.lineno, path) from err
+    except UnicodeDecodeError as err:
+        raise BadInput(f"metadata is not UTF-8: {err.reason}", path=path) from err
+    if not isinstance(meta, dict):
+        raise BadInput("metadata is not a JSON object", path=path)
+    return meta
+
+
+def make_book(
+    default_id: str,
+    pages: list[str],
+    meta: Mapping[str, Any],
+    *,
+    source: str,
+    extra: dict[str, Any],
+) -> Book:
+    """Build a Book from pages and metadata; unknown metadata keys go to `extra`.
+
+    The reader's own keys in `extra` (kind, encoding, decode_errors) win over metadata keys of the
+    same name, because they describe what was actually read.
+    """
+    book_id = _text_field(meta.get("id")) or default_id
+    merged = {k: v for k, v in meta.items() if k not in _META_FIELDS and k not in ("pages", "text")}
+    merged.update(extra)
+    return Book(
+        id=book_id,
+        pages=pages,
+        title=_text_field(meta.get("title")),
+        author=_text_field(meta.get("author")),
+        language=_text_field(meta.get("language")),
+        year=parse_year(meta.get("year")),
+        source=source,
+        extra=merged,
+    )
+
+
+def sidecar_metadata(candidates: list[Path]) -> dict[str, Any]:
+    """Metadata from the first existing sidecar among `candidates`, or {} when there is none."""
+    for candidate in candidates:
+        if candidate.is_file():
+            return load_metadata(candidate)
+    return {}
