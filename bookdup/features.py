@@ -1,0 +1,224 @@
+"""Everything stored about a book, computed in one pass: the input of indexing and verification.
+
+``extract_features`` normalises the pages in chunks and maps words to integer ids as it goes, so
+a 5M-word book never holds 5M word strings at once; unique words, language, shingle
+fingerprints and both signature kinds are then computed from the id array.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bookdup.langid import ALL_STOPWORDS, detect_language_counts
+from bookdup.lsh import band_keys, choose_bands
+from bookdup.minhash import (
+    fingerprints_from_hashes,
+    minhash,
+    page_minhashes_from_hashes,
+    word_hashes64,
+)
+from bookdup.model import Book
+from bookdup.text import normalise_joined
+from bookdup.uniquewords import (
+    EncodedBook,
+    UniqueWords,
+    encode_joined,
+    hash_words,
+    unique_from_encoded,
+)
+
+
+@dataclass(frozen=True)
+class FeatureParams:
+    """All feature knobs in one place (changing any of them means re-indexing)."""
+
+    # Word 5-shingles (Broder/Pugh, Google Books): long enough that common phrases
+    # ("one of the most") rarely match by chance, short enough to survive OCR errors.
+    shingle_k: int = 5
+    # Book signature size: standard error of the Jaccard estimate sqrt(J(1-J)/128) <= 0.044;
+    # Google used 100 per book.
+    num_perm: int = 128
+    # Per-page signature size (Google used 34): pages are small sets, 32 slots suffice
+    # to tell matching pages (J ~ 0.8) from unrelated ones (J ~ 0).
+    page_perm: int = 32
+    # b-bit page signatures (Li & König): 16 bits make accidental collisions 2^-16 while halving
+    # storage against 32 bits; 330 pages x 32 x 2 B = 21 KB per book.
+    page_bits: int = 16
+    # Band threshold: editions of one text have shingle Jaccard well above 0.5 (P(candidate)
+    # > 0.99 at 0.7) while unrelated books sharing only boilerplate stay below 0.1
+    # (P < 0.0002). Partial copies with lower Jaccard are found by unique-word terms instead.
+    band_threshold: float = 0.5
+    # Keep 1 in 4 unique-word hashes (h % 4 == 0) as keyword terms: the same words are sampled
+    # in every book, a 100K-word book still gets ~1000 terms, and the index is 4x smaller.
+    unique_sample_modulus: int = 4
+    # Fewer words than this: too little text for reliable signatures, flag "short".
+    short_words: int = 1000
+    # "alphabetical" flag (word lists, dictionaries, indexes: DUPNIQ's false matches): at least
+    # this many unique words, of which this fraction of adjacent pairs is in sorted order
+    # (random text gives ~0.5).
+    alphabetical_min_words: int = 50
+    alphabetical_fraction: float = 0.8
+    # Characters of page text normalised per chunk: bounds the word strings alive at once.
+    chunk_chars: int = 4_000_000
+
+    @property
+    def bands_rows(self) -> tuple[int, int]:
+        """LSH (bands, rows) for ``num_perm`` at ``band_threshold``."""
+        return choose_bands(self.num_perm, self.band_threshold)
+
+
+@dataclass
+class BookFeatures:
+    """What is indexed (bands, sampled unique-word terms) and stored (the rest) for a book."""
+
+    book_id: str
+    language: str
+    language_confidence: float
+    n_words: int
+    n_pages: int
+    content_hash: str
+    unique: UniqueWords
+    minhash: np.ndarray  # uint32[num_perm]
+    page_minhashes: np.ndarray  # uint16[n_pages, page_perm], b-bit
+    bands: list[str]
+    flags: list[str] = field(default_factory=list)
+
+
+def _normalised_chunks(pages: Sequence[str], chunk_chars: int) -> Iterator[list[str]]:
+    """``normalise_joined`` over runs of pages of about ``chunk_chars`` characters."""
+    start = 0
+    while start < len(pages):
+        end, size = start, 0
+        while end < len(pages) and (end == start or size + len(pages[end]) <= chunk_chars):
+            size += len(pages[end])
+            end += 1
+        yield normalise_joined(pages[start:end])
+        start = end
+
+
+def _content_hash(enc: EncodedBook) -> str:
+    """sha1 of the normalised word sequence, pagination ignored.
+
+    Ids are assigned in first-occurrence order, so (ids, vocabulary) determines the word
+    sequence and vice versa: hashing them is hashing the words, without joining 5M strings.
+    """
+    digest = hashlib.sha1(np.ascontiguousarray(enc.ids, dtype="<i4").tobytes())
+    digest.update("\n".join(enc.index).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _is_alphabetical(words: list[str], params: FeatureParams) -> bool:
+    if len(words) < params.alphabetical_min_words:
+        return False
+    in_order = sum(a <= b for a, b in zip(words, words[1:], strict=False))
+    return in_order / (len(words) - 1) > params.alphabetical_fraction
+
+
+def extract_features(book: Book, params: FeatureParams = FeatureParams()) -> BookFeatures:  # noqa: B008
+    """Normalise, identify the language, and compute unique words and signatures of a book.
+
+    ``content_hash`` depends only on the normalised word sequence: equal hashes mean the same
+    text whatever its layout.
+    """
+    enc = encode_joined(_normalised_chunks(book.pages, params.chunk_chars))
+    n_words = len(enc.ids)
+    if book.language:
+        language, confidence = book.language, 1.0
+    else:
+        counts = enc.counts()
+        index = enc.index
+        stop_counts = {w: int(counts[index[w]]) for w in ALL_STOPWORDS if w in index}
+        language, confidence = detect_language_counts(stop_counts)
+    unique = unique_from_encoded(enc)
+    h64 = word_hashes64(enc.vocab)[enc.ids]
+    sig = minhash(fingerprints_from_hashes(h64, params.shingle_k), params.num_perm)
+    pages_sig = page_minhashes_from_hashes(
+        h64, enc.page_lengths, params.page_perm, params.shingle_k, params.page_bits
+    )
+    flags = []
+    if n_words == 0:
+        flags.append("empty")
+    if len(unique) == 0:
+        flags.append("no_unique_words")
+    if n_words < params.short_words:
+        flags.append("short")
+    if _is_alphabetical(unique.words, params):
+        flags.append("alphabetical")
+    bands = band_keys(sig, *params.bands_rows) if n_words else []
+    return BookFeatures(
+        book_id=book.id,
+        language=language,
+        language_confidence=confidence,
+        n_words=n_words,
+        n_pages=len(book.pages),
+        content_hash=_content_hash(enc),
+        unique=unique,
+        minhash=sig,
+        page_minhashes=pages_sig,
+        bands=bands,
+        flags=flags,
+    )
+
+
+def _b64(a: np.ndarray, dtype: str) -> str:
+    return base64.b64encode(np.ascontiguousarray(a, dtype=dtype).tobytes()).decode("ascii")
+
+
+def _unb64(s: str, dtype: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(s), dtype=dtype).copy()
+
+
+def features_to_doc(f: BookFeatures) -> dict[str, Any]:
+    """Compact JSON-able form: words space-joined, pages as per-page counts, arrays base64 LE."""
+    page_counts = np.bincount(f.unique.pages, minlength=f.n_pages)
+    return {
+        "book_id": f.book_id,
+        "language": f.language,
+        "language_confidence": round(f.language_confidence, 4),
+        "n_words": f.n_words,
+        "n_pages": f.n_pages,
+        "content_hash": f.content_hash,
+        "unique_words": " ".join(f.unique.words),
+        "unique_page_counts": page_counts.tolist(),
+        "minhash": _b64(f.minhash, "<u4"),
+        "page_minhashes": _b64(f.page_minhashes, "<u2"),
+        "page_perm": int(f.page_minhashes.shape[1]),
+        "bands": list(f.bands),
+        "flags": list(f.flags),
+    }
+
+
+def features_from_doc(d: dict[str, Any]) -> BookFeatures:
+    """Inverse of ``features_to_doc`` (unique-word hashes are recomputed from the words)."""
+    words = d["unique_words"].split()
+    counts = np.asarray(d["unique_page_counts"], dtype=np.int64)
+    pages = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
+    page_sigs = _unb64(d["page_minhashes"], "<u2").astype(np.uint16)
+    return BookFeatures(
+        book_id=d["book_id"],
+        language=d["language"],
+        language_confidence=float(d["language_confidence"]),
+        n_words=int(d["n_words"]),
+        n_pages=int(d["n_pages"]),
+        content_hash=d["content_hash"],
+        unique=UniqueWords(words, hash_words(words), pages),
+        minhash=_unb64(d["minhash"], "<u4").astype(np.uint32),
+        page_minhashes=page_sigs.reshape(int(d["n_pages"]), int(d["page_perm"])),
+        bands=list(d["bands"]),
+        flags=list(d["flags"]),
+    )
+
+
+def unique_sample_terms(f: BookFeatures, modulus: int) -> list[str]:
+    """Unique-word hashes with ``h % modulus == 0`` as sorted 8-hex-digit keyword terms.
+
+    The sample depends only on the word, so two books sample the same shared words.
+    """
+    h = f.unique.hashes
+    return [f"{x:08x}" for x in np.unique(h[h % np.uint32(modulus) == 0]).tolist()]

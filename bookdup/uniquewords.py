@@ -1,0 +1,108 @@
+"""Unique words (DUPNIQ): the words that occur exactly once in a book, in reading order.
+
+A 100K-word book has a few thousand of them; they are rare enough to be discriminative and
+their order is what the LCS verification aligns. Words are first mapped to integer ids
+(a dict over the distinct words, then one C-level ``map`` over all words); counting and
+selection are then numpy (``bincount`` and a mask), which is ~3x faster than a Python dict
+loop over 100K words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import mmh3
+import numpy as np
+
+from bookdup.text import PAGE_BREAK
+
+
+@dataclass
+class UniqueWords:
+    """Words seen once in the book, in reading order, with their hashes and 0-based pages."""
+
+    words: list[str]
+    hashes: np.ndarray  # uint32, mmh3 32-bit unsigned of each word
+    pages: np.ndarray  # int32, 0-based page of each word
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
+@dataclass
+class EncodedBook:
+    """A book's words as integer ids: shared input of unique words, shingles and language id."""
+
+    ids: np.ndarray  # int32 id of each word, reading order, all pages concatenated
+    page_lengths: np.ndarray  # int64 number of words on each page
+    index: dict[str, int]  # word -> id, in order of first occurrence (ids 0, 1, 2, ...)
+
+    @property
+    def vocab(self) -> list[str]:
+        """id -> word."""
+        return list(self.index)
+
+    def counts(self) -> np.ndarray:
+        """Occurrences of each vocabulary word."""
+        return np.bincount(self.ids, minlength=len(self.vocab))
+
+
+def word_hash(word: str) -> int:
+    """mmh3 32-bit unsigned, seed 0: the hash every module uses for a word."""
+    return mmh3.hash(word, 0, signed=False)
+
+
+def hash_words(words: Sequence[str]) -> np.ndarray:
+    """``word_hash`` of each word, as uint32."""
+    return np.fromiter(map(mmh3.hash, words), np.int32, len(words)).view(np.uint32)
+
+
+def encode_joined(chunks: Iterable[Sequence[str]]) -> EncodedBook:
+    """Map words to ids (first-occurrence order) from chunks of ``normalise_joined`` output.
+
+    Each chunk is a run of pages separated by ``PAGE_BREAK``; a chunk boundary is a page
+    boundary. Page lengths are recovered from the break positions with numpy.
+    """
+    index: dict[str, int] = {PAGE_BREAK: 0}
+    parts: list[np.ndarray] = []
+    for words in chunks:
+        if parts:
+            parts.append(np.zeros(1, np.int32))  # the break between two chunks
+        new = [w for w in dict.fromkeys(words) if w not in index]
+        index.update(zip(new, range(len(index), len(index) + len(new)), strict=True))
+        parts.append(np.fromiter(map(index.__getitem__, words), np.int32, len(words)))
+    del index[PAGE_BREAK]
+    index = dict(zip(index, range(len(index)), strict=True))
+    if not parts:
+        return EncodedBook(np.zeros(0, np.int32), np.zeros(0, np.int64), index)
+    all_ids = np.concatenate(parts)
+    is_break = all_ids == 0
+    bounds = np.concatenate(([-1], np.flatnonzero(is_break), [len(all_ids)]))
+    return EncodedBook(all_ids[~is_break] - 1, np.diff(bounds) - 1, index)
+
+
+def encode_pages(pages_words: Sequence[Sequence[str]]) -> EncodedBook:
+    """``encode_joined`` for a list of per-page word lists."""
+    if not pages_words:
+        return encode_joined([])
+    flat: list[str] = list(pages_words[0])
+    for words in pages_words[1:]:
+        flat.append(PAGE_BREAK)
+        flat.extend(words)
+    return encode_joined([flat])
+
+
+def unique_from_encoded(book: EncodedBook) -> UniqueWords:
+    """Unique words of an encoded book (see module docstring)."""
+    counts = book.counts()
+    positions = np.flatnonzero(counts[book.ids] == 1)
+    page_of_word = np.repeat(np.arange(len(book.page_lengths), dtype=np.int32), book.page_lengths)
+    vocab = book.vocab
+    words = [vocab[i] for i in book.ids[positions].tolist()]
+    return UniqueWords(words, hash_words(words), page_of_word[positions])
+
+
+def unique_words(pages_words: list[list[str]]) -> UniqueWords:
+    """Words occurring exactly once in the whole book, reading order, with page numbers."""
+    return unique_from_encoded(encode_pages(pages_words))
