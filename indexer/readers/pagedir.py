@@ -40,6 +40,9 @@ def _page_prefix(path: Path) -> str | None:
 def page_files(folder: Path, kind_of: Callable[[Path], str]) -> list[Path] | None:
     """The page files when `folder` is one book (metadata file, or page-numbered names); else None.
 
+    A lone numbered file (a mirror's `10/10.txt`) is a book of its own, not a one-page book, so
+    that it still gets pseudo-pages.
+
     `kind_of` classifies a file (the dispatcher's `detect_kind`); files of other kinds (scans,
     checksums) are ignored.
     """
@@ -53,7 +56,7 @@ def page_files(folder: Path, kind_of: Callable[[Path], str]) -> list[Path] | Non
     if any((folder / name).is_file() for name in METADATA_NAMES):
         return pages
     prefixes = {_page_prefix(p) for p in pages}
-    if len(prefixes) == 1 and None not in prefixes:
+    if len(pages) > 1 and len(prefixes) == 1 and None not in prefixes:
         return pages
     return None
 
