@@ -4,7 +4,8 @@ Every signature (unique words, shingles, language) is computed from these words,
 editions only match if they normalise alike. Rules:
 
 * Unicode NFKC (ligatures such as ``ﬁ`` and full-width forms fold to plain letters), then
-  ``str.casefold`` (``Straße`` and ``STRASSE`` become the same word).
+  ``str.casefold`` (``Straße`` and ``STRASSE`` become the same word), then NFKC again (casefold
+  may decompose, e.g. Greek ``ῇ``), so words always come out composed.
 * A word is a maximal run of Unicode letters (categories L*, plus combining marks M* so that
   scripts written with marks keep their words whole). Punctuation, digits (page numbers would
   otherwise align by themselves), symbols and underscores separate words. This works for Latin,
@@ -70,7 +71,8 @@ def _split_words(text: str) -> list[str]:
             text = text.replace("\u00ad", "")
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_TABLE).decode("ascii").split()
-    text = unicodedata.normalize("NFKC", text).casefold()
+    # casefold can leave decomposed sequences (Greek iota subscript): normalise again after it
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).copy()
     bmp = cps < 0x10000
     keep = np.zeros(cps.shape, dtype=bool)
