@@ -1,0 +1,342 @@
+"""Relation signals between two books (Spasojevic & Poncin 2011, §IV-B), from features.
+
+Two sources of page-level evidence:
+
+* the unique-word alignment of the verification (pairs of 0-based pages of aligned words):
+  exact words, so robust to OCR noise that destroys shingles, and the only evidence across
+  languages (after translation no shingle matches);
+* the b-bit page min-hashes: each page matched to its most similar page of the other book;
+  used when there is no alignment and for Google's page-based book similarity.
+
+Aligned pairs are cut into *runs*: a run breaks where consecutive pairs skip more than
+``max_gap_words`` unique words (counted on the whole pages in between, so blank pages and
+plates cost nothing) in either book. Spurious matches between unrelated text are sparse — an
+LCS of random matches has ~2·sqrt(k) items spread over the whole book — so they break apart
+and short runs are dropped, and what remains is
+the shared text: its extent gives coverage (containment direction) and its contiguity, and
+its pairs feed the linear fit of page numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from bookdup.features import BookFeatures
+from bookdup.minhash import jaccard, page_jaccard_matrix
+
+__all__ = [
+    "SIGNAL_PARAMS",
+    "RelationSignals",
+    "SignalParams",
+    "compute_signals",
+    "page_signature_matches",
+]
+
+#: Bits per value of the stored book and page min-hashes (uint32 books, b-bit uint16 pages).
+_BOOK_BITS = 32
+_PAGE_BITS = 16
+
+
+@dataclass(frozen=True)
+class SignalParams:
+    """Knobs of signal extraction (the classifier's thresholds are in ``ClassifierParams``)."""
+
+    #: Page signatures: best match kept if its Jaccard estimate is at least this. 3 of 32
+    #: equal min-hashes; unrelated pages share almost no 5-shingles (J < 0.01) while one page
+    #: straddling two pages of another edition still shares ~30% with each.
+    page_match_threshold: float = 0.09
+    #: Consecutive aligned pairs with more unique words than this on the pages between
+    #: them (in either book) start a new run. Copies of one text skip at most a page or two
+    #: of changed text (~15–60 unique words a page); unrelated books align a word every
+    #: |X|/(2·sqrt(shared)) ≈ 40+ unique words.
+    max_gap_words: int = 40
+    #: A run needs this many aligned words to count as shared text (spurious matches of
+    #: unrelated text rarely fall this densely).
+    min_run_words: int = 8
+    #: The same for runs made of page-signature matches (one pair per page).
+    min_run_pages: int = 2
+    #: Front/back matter shared by unrelated books — the Project Gutenberg header and
+    #: licence, publisher adverts — is not shared text. A run is such a *frame* when, in both
+    #: books, it touches the edge (starts in the first / ends in the last ``frame_edge`` of
+    #: the pages) and stays within the front ``frame_front`` / back ``frame_back`` of them.
+    #: The PG licence (~360 lines) is 10% of a 300-page book but 30% of a tiny one, so the
+    #: back allowance is generous; nothing but boilerplate ends both books that way without
+    #: anything else in common. Headers are short, and a front allowance of 1/2 would take
+    #: an anthology opening with a book's first half for boilerplate.
+    frame_edge: float = 0.1
+    frame_front: float = 0.25
+    frame_back: float = 0.5
+    #: A page straddles two pages of the other book when each gets at least this share of
+    #: its aligned words (below it, a stray word at a page edge).
+    straddle_share: float = 0.15
+
+
+SIGNAL_PARAMS = SignalParams()
+
+
+@dataclass
+class RelationSignals:
+    """Evidence for the relation between book x and book y (all floats JSON-safe)."""
+
+    same_content: bool  # content hashes equal
+    book_similarity: float  # min-hash Jaccard estimate of the book signatures
+    page_similarity: float  # Google: mean similarity of matched pages (signatures)
+    page_match_fraction: float  # pages of the smaller book with a matching page
+    page_agreement: float  # mean share of a page's aligned words on its best page
+    n_pages_x: int
+    n_pages_y: int
+    n_page_matches: int  # aligned words (pages, from signatures) in shared runs
+    slope: float  # a in page_y = a·page_x + b, fitted on the shared runs
+    offset: float  # b, in pages of y
+    fit_residual: float  # RMS residual of that fit, in pages of y
+    delta_pages: int  # n_pages_x − n_pages_y
+    delta_page_count: float  # Google eq. 3: last page of y − (a·last page of x + b)
+    consecutive_corr: float  # Google: pages of the denser book straddling 2 consecutive pages
+    sequential_fraction: float  # consecutive matched x pages whose y pages advance by ≈ slope
+    coverage_x: float  # share of x's unique words on pages inside shared runs
+    coverage_y: float
+    span_x: float  # (last − first covered page + 1) / n_pages_x
+    span_y: float
+    contiguity_x: float  # share of x's covered unique words inside its longest run
+    contiguity_y: float
+    x: int  # unique-word counts
+    y: int
+    shared: int
+    lcs: int
+    cs: float
+    its: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict with rounded floats, for JSON output and the index."""
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
+
+
+def page_signature_matches(
+    sig_x: np.ndarray,
+    sig_y: np.ndarray,
+    *,
+    threshold: float = SIGNAL_PARAMS.page_match_threshold,
+    bits: int = _PAGE_BITS,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each page of x matched to its most similar page of y: (page_x, page_y, similarity).
+
+    The (n_x, n_y) similarity matrix is computed in blocks by ``minhash.page_jaccard_matrix``
+    (vectorised, b-bit corrected, empty pages 0); pages whose best match is below
+    ``threshold`` are left unmatched.
+    """
+    sig_x, sig_y = np.asarray(sig_x), np.asarray(sig_y)
+    if sig_x.shape[0] == 0 or sig_y.shape[0] == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
+    sim = page_jaccard_matrix(sig_x, sig_y, bits)
+    best = sim.argmax(axis=1)
+    best_sim = sim[np.arange(sim.shape[0]), best].astype(np.float64)
+    keep = best_sim >= threshold
+    return np.flatnonzero(keep).astype(np.int64), best[keep].astype(np.int64), best_sim[keep]
+
+
+def _alignment_pages(verification: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Pages (x, y) of the aligned unique words of a ``Verification``, in alignment order."""
+    al = getattr(verification, "alignment", None) if verification is not None else None
+    if al is None:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if isinstance(al, tuple | list) and len(al) == 2:
+        px, py = al
+    else:
+        arr = np.asarray(al).reshape(-1, 2)
+        px, py = arr[:, 0], arr[:, 1]
+    return np.asarray(px, np.int64), np.asarray(py, np.int64)
+
+
+def _skipped_words(pages: np.ndarray, word_pages: np.ndarray, n_pages: int) -> np.ndarray:
+    """Unique words on the whole pages strictly between consecutive aligned pages."""
+    cum = np.concatenate([[0], np.cumsum(np.bincount(word_pages, minlength=n_pages))])
+    lo, hi = np.minimum(pages[:-1], pages[1:]), np.maximum(pages[:-1], pages[1:])
+    return np.maximum(cum[hi] - cum[np.minimum(lo + 1, hi)], 0)
+
+
+def _runs(
+    px: np.ndarray, py: np.ndarray, fa: BookFeatures, fb: BookFeatures, max_gap: int, min_len: int
+) -> list[slice]:
+    """Slices of the monotone pair list forming dense runs of at least ``min_len`` pairs."""
+    if px.size == 0:
+        return []
+    brk = (_skipped_words(px, fa.unique.pages, fa.n_pages) > max_gap) | (
+        _skipped_words(py, fb.unique.pages, fb.n_pages) > max_gap
+    )
+    starts = np.concatenate([[0], np.flatnonzero(brk) + 1])
+    ends = np.concatenate([starts[1:], [px.size]])
+    return [slice(int(s), int(e)) for s, e in zip(starts, ends, strict=True) if e - s >= min_len]
+
+
+def _is_frame(px: np.ndarray, py: np.ndarray, nx: int, ny: int, p: SignalParams) -> bool:
+    """Whether a run is front matter of both books or back matter of both (see SignalParams)."""
+    rx = (px.min() / nx, (px.max() + 1) / nx)
+    ry = (py.min() / ny, (py.max() + 1) / ny)
+    front = max(rx[0], ry[0]) < p.frame_edge and max(rx[1], ry[1]) <= p.frame_front
+    back = min(rx[1], ry[1]) > 1 - p.frame_edge and min(rx[0], ry[0]) >= p.frame_back
+    return bool(front or back)
+
+
+def _coverage(
+    pages: np.ndarray, runs: list[slice], frames: list[slice], word_pages: np.ndarray, n_pages: int
+) -> tuple[float, float, float]:
+    """(coverage, span, contiguity) of one book's runs, weighted by its unique words per page.
+
+    Pages of frame runs (boilerplate) are neutral: neither covered nor counted in the total.
+    """
+    if not runs or n_pages <= 0:
+        return 0.0, 0.0, 0.0
+    weight = np.bincount(word_pages, minlength=n_pages).astype(np.float64)[:n_pages]
+    if weight.sum() == 0:  # no unique words at all: weigh pages equally
+        weight = np.ones(n_pages)
+    for r in frames:
+        weight[pages[r].min() : pages[r].max() + 1] = 0.0
+    covered = np.zeros(n_pages, dtype=bool)
+    run_weights = []
+    lo, hi = n_pages, -1
+    for r in runs:
+        a, b = int(pages[r].min()), int(pages[r].max())
+        covered[a : b + 1] = True
+        run_weights.append(weight[a : b + 1].sum())
+        lo, hi = min(lo, a), max(hi, b)
+    total = weight[covered].sum()
+    coverage = total / weight.sum() if weight.sum() > 0 else 0.0
+    span = (hi - lo + 1) / n_pages
+    contiguity = max(run_weights) / total if total > 0 else 0.0
+    return float(coverage), float(span), float(contiguity)
+
+
+def _fit(px: np.ndarray, py: np.ndarray) -> tuple[float, float, float]:
+    """Least-squares page_y = a·page_x + b on run pairs (outliers already cut) and RMS."""
+    if px.size < 2 or np.ptp(px) == 0:
+        return 1.0, float(py.mean() - px.mean()) if px.size else 0.0, 0.0
+    a, b = np.polyfit(px.astype(np.float64), py.astype(np.float64), 1)
+    rms = float(np.sqrt(np.mean((py - (a * px + b)) ** 2)))
+    return float(a), float(b), rms
+
+
+def _page_table(px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct (page_x, page_y) pairs with the number of aligned items on each, sorted."""
+    pairs, counts = np.unique(np.stack([px, py], axis=1), axis=0, return_counts=True)
+    return pairs[:, 0], pairs[:, 1], counts
+
+
+def _group_stats(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, straddle_share: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Per page of one book, from distinct pairs (a, b) with counts ``c``, sorted by (a, b).
+
+    Returns (its matched pages, the best page of the other book for each, the share of its
+    aligned items on that best page, and Google's straddle sum: Σ sim(p_i, p_j) + sim(p_i,
+    p_j+1) over pages whose items fall on two consecutive pages with a real share each).
+    """
+    pages, first = np.unique(a, return_index=True)
+    totals = np.add.reduceat(c, first)
+    share = c / np.repeat(totals, np.diff(np.append(first, c.size)))
+    by_count = np.lexsort((-c, a))  # within each page, most items first
+    best = by_count[first]
+    pair = (a[1:] == a[:-1]) & (b[1:] - b[:-1] == 1)
+    pair &= (share[1:] >= straddle_share) & (share[:-1] >= straddle_share)
+    straddle = float((share[1:] + share[:-1])[pair].sum())
+    return pages, b[best], share[best], straddle
+
+
+def compute_signals(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    verification: Any,
+    *,
+    page_matches: tuple[np.ndarray, np.ndarray] | None = None,
+    params: SignalParams = SIGNAL_PARAMS,
+) -> RelationSignals:
+    """Signals for the pair (x = ``fa``, y = ``fb``).
+
+    ``verification`` is a ``bookdup.verify.Verification`` (or None when the pair was pruned);
+    its alignment gives the page pairs. ``page_matches`` (page_x, page_y) overrides them, e.g.
+    for a caller that matched pages some other way.
+    """
+    nx_pages, ny_pages = int(fa.n_pages), int(fb.n_pages)
+    same_content = bool(fa.content_hash) and fa.content_hash == fb.content_hash
+    book_sim = float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS))
+
+    sx, sy, ss = page_signature_matches(
+        fa.page_minhashes, fb.page_minhashes, threshold=params.page_match_threshold
+    )
+    page_similarity = float(ss.mean()) if ss.size else 0.0
+
+    if page_matches is not None:
+        px, py = (np.asarray(p, np.int64) for p in page_matches)
+        min_run = params.min_run_pages
+    else:
+        px, py = _alignment_pages(verification)
+        min_run = params.min_run_words
+        if px.size < params.min_run_words:  # no usable alignment: fall back to signatures
+            px, py, min_run = sx, sy, params.min_run_pages
+
+    runs, frames = [], []
+    for r in _runs(px, py, fa, fb, params.max_gap_words, min_run):
+        (frames if _is_frame(px[r], py[r], nx_pages, ny_pages, params) else runs).append(r)
+    if runs:
+        rx = np.concatenate([px[r] for r in runs])
+        ry = np.concatenate([py[r] for r in runs])
+    else:
+        rx = ry = np.zeros(0, np.int64)
+
+    cov_x, span_x, cont_x = _coverage(px, runs, frames, fa.unique.pages, nx_pages)
+    cov_y, span_y, cont_y = _coverage(py, runs, frames, fb.unique.pages, ny_pages)
+    slope, offset, residual = _fit(rx, ry)
+
+    agreement = corr = seq = match_fraction = 0.0
+    if rx.size:
+        ux, uy, c = _page_table(rx, ry)
+        xs, best_y, share, straddle_x = _group_stats(ux, uy, c, params.straddle_share)
+        agreement = float(share.mean())
+        steps = np.diff(best_y)[np.diff(xs) == 1]
+        seq = float(np.mean(np.abs(steps - slope) <= 1.0)) if steps.size else 0.0
+        # Google counts straddling on the denser book (more unique words per page)
+        if len(fa.unique) * ny_pages >= len(fb.unique) * nx_pages:
+            corr = straddle_x / max(nx_pages, 1)
+        else:
+            order = np.lexsort((ux, uy))
+            _, _, _, straddle_y = _group_stats(
+                uy[order], ux[order], c[order], params.straddle_share
+            )
+            corr = straddle_y / max(ny_pages, 1)
+        n_small = min(nx_pages, ny_pages)
+        matched = xs.size if nx_pages <= ny_pages else np.unique(uy).size
+        match_fraction = matched / n_small if n_small else 0.0
+
+    last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
+    v = verification
+    return RelationSignals(
+        same_content=same_content,
+        book_similarity=book_sim,
+        page_similarity=page_similarity,
+        page_match_fraction=float(match_fraction),
+        page_agreement=agreement,
+        n_pages_x=nx_pages,
+        n_pages_y=ny_pages,
+        n_page_matches=int(rx.size),
+        slope=slope,
+        offset=offset,
+        fit_residual=residual,
+        delta_pages=nx_pages - ny_pages,
+        delta_page_count=float(last_y - (slope * last_x + offset)),
+        consecutive_corr=float(min(1.0, corr)),
+        sequential_fraction=seq,
+        coverage_x=cov_x,
+        coverage_y=cov_y,
+        span_x=span_x,
+        span_y=span_y,
+        contiguity_x=cont_x,
+        contiguity_y=cont_y,
+        x=int(v.x) if v is not None else len(fa.unique),
+        y=int(v.y) if v is not None else len(fb.unique),
+        shared=int(v.shared) if v is not None else 0,
+        lcs=int(v.lcs) if v is not None else 0,
+        cs=float(v.cs) if v is not None else 0.0,
+        its=float(v.its) if v is not None else 0.0,
+    )

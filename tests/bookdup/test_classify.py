@@ -1,0 +1,98 @@
+"""Classifier: filter functions, per-class confidences and the argmax on crafted signals."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from bookdup.classify import (
+    CLASSIFIER_PARAMS,
+    RELATIONS,
+    ClassifierParams,
+    band,
+    classify,
+    ramp,
+)
+from bookdup.signals import RelationSignals
+
+#: Signals of two copies of one 100-page text on the same pages (noisy, so not identical).
+SAME = RelationSignals(
+    same_content=False, book_similarity=0.3, page_similarity=0.3, page_match_fraction=1.0,
+    page_agreement=1.0, n_pages_x=100, n_pages_y=100, n_page_matches=1500, slope=1.0,
+    offset=0.0, fit_residual=0.0, delta_pages=0, delta_page_count=0.0, consecutive_corr=0.0,
+    sequential_fraction=1.0, coverage_x=1.0, coverage_y=1.0, span_x=1.0, span_y=1.0,
+    contiguity_x=1.0, contiguity_y=1.0, x=3000, y=1500, shared=1200, lcs=1150, cs=0.54,
+    its=0.85,
+)  # fmt: skip
+
+
+def with_(**changes) -> RelationSignals:
+    return dataclasses.replace(SAME, **changes)
+
+
+def test_ramp_and_band():
+    assert ramp(0.5, (0.0, 1.0)) == 0.5 and ramp(-1, (0.0, 1.0)) == 0.0 and ramp(2, (0, 1)) == 1
+    assert ramp(0.2, (1.0, 0.0)) == pytest.approx(0.8)  # reversed edges: low-pass
+    assert band(0.01, (0.02, 0.06)) == 1.0 and band(-0.1, (0.02, 0.06)) == 0.0
+    assert band(0.04, (0.02, 0.06)) == pytest.approx(0.5)
+
+
+def test_every_confidence_in_unit_interval_and_all_returned():
+    r = classify(SAME)
+    assert set(r.confidences) == set(RELATIONS)
+    assert all(0.0 <= v <= 1.0 for v in r.confidences.values())
+    assert r.confidence == max(r.confidences.values())
+
+
+@pytest.mark.parametrize(
+    ("signals", "expected", "direction"),
+    [
+        (SAME, "SAME_PAGINATION", None),
+        (with_(same_content=True, book_similarity=1.0), "EXACT", None),
+        (with_(book_similarity=0.99), "EXACT", None),
+        (with_(slope=0.73, consecutive_corr=0.6, page_agreement=0.7, delta_pages=27),
+         "DIFFERENT_PAGINATION", None),
+        (with_(same_content=True, slope=1.37, consecutive_corr=0.5, page_agreement=0.7),
+         "DIFFERENT_PAGINATION", None),  # same text re-paginated is not EXACT
+        (with_(coverage_y=0.4, span_y=0.4, delta_pages=-150), "CONTIGUOUS_SUBSET", "x_in_y"),
+        (with_(coverage_x=0.3, span_x=0.3), "CONTIGUOUS_SUBSET", "y_in_x"),
+        (with_(coverage_x=0.5, coverage_y=0.45, n_page_matches=400), "OVERLAPPING_TEXT", None),
+        (with_(coverage_x=0.03, coverage_y=0.05, n_page_matches=20, lcs=150, cs=0.05),
+         "UNRELATED", None),
+    ],
+)  # fmt: skip
+def test_classes_same_language(signals, expected, direction):
+    r = classify(signals, same_language=True, translated=False)
+    assert (r.relation, r.direction) == (expected, direction)
+    assert r.confidence > 0.5
+
+
+def test_scattered_cover_is_overlap_not_subset():
+    """Covered fully on one side but in scattered pieces on the other: not contiguous."""
+    r = classify(with_(coverage_y=0.45, contiguity_y=0.3))
+    assert r.relation == "OVERLAPPING_TEXT"
+
+
+def test_translation_only_when_translated():
+    trans = with_(its=0.68, cs=0.15, n_page_matches=270, book_similarity=0.0)
+    r = classify(trans, same_language=False, translated=True)
+    assert r.relation == "TRANSLATION" and r.direction is None
+    assert all(r.confidences[c] == 0.0 for c in ("EXACT", "SAME_PAGINATION", "OVERLAPPING_TEXT"))
+    assert classify(trans, same_language=False, translated=False).relation != "TRANSLATION"
+    weak = classify(with_(its=0.5, n_page_matches=20), same_language=False, translated=True)
+    assert weak.relation == "UNRELATED"
+
+
+def test_edition_classes_need_same_language():
+    r = classify(SAME, same_language=False, translated=False)
+    assert r.relation == "OVERLAPPING_TEXT"  # a bilingual book sharing text is not an edition
+
+
+def test_params_are_the_single_place_for_thresholds():
+    strict = dataclasses.replace(CLASSIFIER_PARAMS, full_coverage=(0.99, 1.0))
+    assert isinstance(strict, ClassifierParams)
+    r = classify(with_(coverage_x=0.9, coverage_y=0.9), strict)
+    assert r.relation != "SAME_PAGINATION"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        strict.full_coverage = (0.0, 0.1)  # type: ignore[misc]

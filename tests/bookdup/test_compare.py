@@ -1,0 +1,131 @@
+"""compare_books on constructed cases from real Gutenberg text: every relation class."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bookdup.compare import compare_books, compare_features, resolve_dictionary
+from bookdup.dictionary import available_pairs
+from bookdup.features import extract_features
+from tests.bookdup.test_signals import (
+    GUTENBERG,
+    book,
+    gutenberg_lines,
+    needs_data,
+    ocr_noise,
+)
+
+pytestmark = needs_data
+
+KEYS = {"x", "y", "shared", "lcs", "cs", "its", "relation", "confidence", "direction"}
+
+
+@pytest.fixture(scope="module")
+def alice() -> list[str]:
+    if not GUTENBERG.is_dir():
+        pytest.skip("Gutenberg corpus absent")
+    return gutenberg_lines("alice-en-pg11")
+
+
+def check(result: dict, relation: str, direction: str | None = None) -> None:
+    assert KEYS | {"signals", "languages", "confidences"} <= set(result)
+    assert (result["relation"], result["direction"]) == (relation, direction), result
+    assert result["confidence"] > 0.6
+    json.dumps(result)
+
+
+def test_identical_copy_is_exact(alice):
+    r = compare_books(book("a", alice), book("b", alice))
+    check(r, "EXACT")
+    assert r["cs"] == r["its"] == 1.0 and r["x"] == r["y"] == r["lcs"]
+
+
+def test_repaginated_copy_is_different_pagination(alice):
+    r = compare_books(book("a", alice, 40), book("b", alice, 55))
+    check(r, "DIFFERENT_PAGINATION")
+    assert r["cs"] == 1.0  # same text: only the pages differ
+    assert r["signals"]["slope"] == pytest.approx(40 / 55, abs=0.02)
+
+
+def test_noisy_copy_same_pages_is_same_pagination(alice):
+    r = compare_books(book("noisy", ocr_noise(alice, 0.05)), book("clean", alice))
+    check(r, "SAME_PAGINATION")
+    assert r["x"] > 2 * r["y"]  # noise makes new unique words ...
+    assert r["its"] > 0.7  # ... its stays high (DUPNIQ's robust score)
+
+
+@pytest.mark.parametrize("order", ["volume_first", "set_first"])
+def test_volume_of_set_is_contiguous_subset(alice, order):
+    volume = book("vol", alice[: int(len(alice) * 0.4)])
+    full = book("set", alice)
+    if order == "volume_first":
+        check(compare_books(volume, full), "CONTIGUOUS_SUBSET", "x_in_y")
+    else:
+        check(compare_books(full, volume), "CONTIGUOUS_SUBSET", "y_in_x")
+
+
+def test_anthology_half_of_each_is_overlapping_text(alice):
+    carol = gutenberg_lines("carol-en-pg46")
+    anthology = book("anth", alice[: len(alice) // 2] + carol[len(carol) // 2 :])
+    r = compare_books(anthology, book("alice", alice))
+    check(r, "OVERLAPPING_TEXT")
+    assert 0.3 < r["signals"]["coverage_x"] < 0.7 and 0.3 < r["signals"]["coverage_y"] < 0.7
+
+
+def test_unrelated_books(alice):
+    r = compare_books(book("alice", alice), book("sherlock", gutenberg_lines("sherlock-en-pg1661")))
+    check(r, "UNRELATED")
+    assert r["cs"] < 0.15
+
+
+def test_real_editions_and_volume():
+    """Real pairs from the corpus ground truth (not constructed)."""
+    pairs = {
+        ("alice-en-pg11", "alice-en-rackham-pg28885"): ("DIFFERENT_PAGINATION", None),
+        ("tomsawyer-en-part1-pg7193", "tomsawyer-en-pg74"): ("CONTIGUOUS_SUBSET", "x_in_y"),
+        ("alice-en-pg11", "lookingglass-en-pg12"): ("UNRELATED", None),
+    }
+    for (a, b), (relation, direction) in pairs.items():
+        r = compare_books(book(a, gutenberg_lines(a)), book(b, gutenberg_lines(b)))
+        check(r, relation, direction)
+
+
+needs_en_de = pytest.mark.skipif(
+    ("en", "de") not in available_pairs(), reason="FreeDict eng-deu not installed"
+)
+
+
+@needs_en_de
+def test_translation_found_automatically(alice):
+    german = gutenberg_lines("alice-de-zimmermann-pg19778")
+    r = compare_books(book("en", alice), book("de", german))
+    check(r, "TRANSLATION")
+    assert r["languages"] == ["en", "de"] and r["dictionary"] == "en-de"
+    assert r["scores"] == "TRANS" and r["its"] > 0.6
+
+
+@needs_en_de
+def test_unrelated_across_languages_is_not_translation(alice):
+    r = compare_books(book("en", alice), book("de", gutenberg_lines("verwandlung-de-pg22367")))
+    check(r, "UNRELATED")
+
+
+@needs_en_de
+def test_explicit_dictionary_names_and_direction(alice):
+    fa = extract_features(book("en", alice))
+    fb = extract_features(book("de", gutenberg_lines("alice-de-zimmermann-pg19778")))
+    assert compare_features(fa, fb, dictionary="eng-deu")["dictionary"] == "en-de"
+    # naming the pair the other way round still translates x into y's language
+    assert compare_features(fa, fb, dictionary="de-en")["dictionary"] == "en-de"
+    assert resolve_dictionary("en", "en", None) is None
+    with pytest.raises(ValueError):
+        resolve_dictionary("en", "de", "klingon-deu")
+
+
+def test_pruned_pair_reports_zero_lcs(alice):
+    fa = extract_features(book("alice", alice))
+    fb = extract_features(book("sherlock", gutenberg_lines("sherlock-en-pg1661")))
+    r = compare_features(fa, fb, threshold=0.95)
+    assert r["pruned"] and r["lcs"] == 0 and r["relation"] == "UNRELATED"

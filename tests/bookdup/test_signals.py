@@ -1,0 +1,142 @@
+"""Relation signals on constructed cases from real Gutenberg text, and their building blocks."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bookdup.features import extract_features
+from bookdup.model import Book
+from bookdup.signals import (
+    RelationSignals,
+    SignalParams,
+    compute_signals,
+    page_signature_matches,
+)
+from bookdup.verify import verify_pair
+
+GUTENBERG = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gutenberg"
+needs_data = pytest.mark.skipif(not GUTENBERG.is_dir(), reason="Gutenberg corpus absent")
+
+
+def gutenberg_lines(name: str) -> list[str]:
+    """Lines of one corpus book (``name`` without ``.txt``)."""
+    return (GUTENBERG / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+
+
+def paginate(lines: list[str], per_page: int) -> list[str]:
+    """Pages of ``per_page`` lines each."""
+    return ["\n".join(lines[i : i + per_page]) for i in range(0, len(lines), per_page)]
+
+
+def ocr_noise(lines: list[str], rate: float, seed: int = 0) -> list[str]:
+    """Uniform character insert/delete/replace at ``rate`` per character (the papers' model)."""
+    rnd = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out = []
+    for line in lines:
+        chars: list[str] = []
+        for ch in line:
+            if rnd.random() >= rate:
+                chars.append(ch)
+                continue
+            op = rnd.randrange(3)
+            if op == 0:
+                chars += [rnd.choice(letters), ch]
+            elif op == 2:
+                chars.append(rnd.choice(letters))
+        out.append("".join(chars))
+    return out
+
+
+def book(book_id: str, lines: list[str], per_page: int = 40) -> Book:
+    return Book(book_id, paginate(lines, per_page))
+
+
+def signals_of(a: Book, b: Book) -> RelationSignals:
+    fa, fb = extract_features(a), extract_features(b)
+    return compute_signals(fa, fb, verify_pair(fa, fb, threshold=0.0))
+
+
+@pytest.fixture(scope="module")
+def alice() -> list[str]:
+    if not GUTENBERG.is_dir():
+        pytest.skip("Gutenberg corpus absent")
+    return gutenberg_lines("alice-en-pg11")
+
+
+@needs_data
+def test_identical_copy_signals(alice):
+    s = signals_of(book("a", alice), book("b", alice))
+    assert s.same_content and s.book_similarity == 1.0
+    assert s.slope == pytest.approx(1.0) and abs(s.offset) < 1e-6 and s.delta_pages == 0
+    assert s.consecutive_corr == 0.0 and s.page_agreement == 1.0
+    assert s.coverage_x == s.coverage_y == 1.0 and s.page_match_fraction == 1.0
+    assert s.cs == 1.0 and s.lcs == s.x == s.y
+    assert json.loads(json.dumps(s.to_dict()))["slope"] == 1.0
+
+
+@needs_data
+def test_repaginated_copy_has_slope_of_page_ratio_and_straddles(alice):
+    s = signals_of(book("a", alice, 40), book("b", alice, 55))
+    assert s.same_content
+    assert s.slope == pytest.approx(40 / 55, abs=0.02)
+    assert abs(s.offset) < 1.0
+    assert s.delta_pages == len(paginate(alice, 40)) - len(paginate(alice, 55))
+    assert s.consecutive_corr > 0.3  # Google: > 0 for different pagination
+    assert s.page_agreement < 0.9 and s.sequential_fraction > 0.9
+    assert s.coverage_x > 0.95 and s.coverage_y > 0.95
+
+
+@needs_data
+def test_noisy_copy_keeps_page_identity(alice):
+    s = signals_of(book("noisy", ocr_noise(alice, 0.05)), book("clean", alice))
+    assert not s.same_content
+    assert s.book_similarity < 0.4  # 5% character noise breaks most 5-shingles ...
+    assert s.slope == pytest.approx(1.0, abs=0.01) and abs(s.offset) < 0.5  # ... not the pages
+    assert s.page_agreement > 0.97 and s.consecutive_corr < 0.05
+    assert min(s.coverage_x, s.coverage_y) > 0.95
+
+
+@needs_data
+def test_volume_coverage_tells_direction(alice):
+    volume = alice[: int(len(alice) * 0.4)]
+    s = signals_of(book("vol", volume), book("set", alice))
+    assert s.coverage_x > 0.95
+    assert 0.3 < s.coverage_y < 0.55 and s.contiguity_y == 1.0
+    assert s.span_y < 0.5 and s.slope == pytest.approx(1.0, abs=0.01)
+    assert s.delta_page_count > 0.5 * s.n_pages_y  # Google eq. 3: y goes on past x's end
+
+
+@needs_data
+def test_gutenberg_licence_is_not_shared_text():
+    """Unrelated PG books align on their licence; it is recognised as back matter."""
+    a = book("alice", gutenberg_lines("alice-en-pg11"))
+    b = book("lookingglass", gutenberg_lines("lookingglass-en-pg12"))
+    s = signals_of(a, b)
+    assert s.lcs > 200  # the licence alone aligns hundreds of unique words
+    assert s.coverage_x < 0.05 and s.coverage_y < 0.05
+
+
+def test_page_signature_matches_best_page_above_threshold():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 1 << 16, size=(5, 32), dtype=np.uint16)
+    y = np.vstack([x[3], rng.integers(0, 1 << 16, size=(2, 32), dtype=np.uint16), x[1]])
+    y[0, :8] += 1  # page 3 of x matches y[0] at 24/32
+    px, py, sim = page_signature_matches(x, y, threshold=0.5)
+    assert px.tolist() == [1, 3] and py.tolist() == [3, 0]
+    assert sim.tolist() == pytest.approx([1.0, 0.75], abs=1e-3)
+    empty = np.full((2, 32), 0xFFFF, dtype=np.uint16)
+    assert page_signature_matches(empty, empty)[0].size == 0  # empty pages never match
+
+
+@needs_data
+def test_page_signatures_used_without_alignment(alice):
+    fa = extract_features(book("a", alice, 40))
+    fb = extract_features(book("b", alice, 40))
+    s = compute_signals(fa, fb, None, params=SignalParams())
+    assert s.lcs == 0 and s.slope == pytest.approx(1.0) and s.page_match_fraction > 0.9

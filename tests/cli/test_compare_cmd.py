@@ -1,0 +1,58 @@
+"""`bookdup compare` through click's CliRunner: JSON and readable output, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bookdup_cli.compare_cmd import compare
+from tests.bookdup.test_signals import GUTENBERG, gutenberg_lines, needs_data, paginate
+
+pytestmark = needs_data
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    alice = gutenberg_lines("alice-en-pg11")
+    full = tmp_path / "alice.txt"
+    full.write_text("\f".join(paginate(alice, 40)), encoding="utf-8")
+    volume = tmp_path / "volume.txt"
+    volume.write_text("\f".join(paginate(alice[: len(alice) * 2 // 5], 40)), encoding="utf-8")
+    return full, volume, GUTENBERG / "sherlock-en-pg1661.txt"
+
+
+def test_json_output(files):
+    full, volume, _ = files
+    result = CliRunner().invoke(compare, [str(volume), str(full), "--json"])
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)
+    assert r["relation"] == "CONTIGUOUS_SUBSET" and r["direction"] == "x_in_y"
+    assert r["x"] < r["y"] and r["lcs"] <= r["shared"] and 0 < r["cs"] <= 1
+    assert r["languages"] == ["en", "en"] and r["signals"]["coverage_x"] > 0.95
+    # form feeds are pages
+    alice = gutenberg_lines("alice-en-pg11")
+    assert r["signals"]["n_pages_x"] == len(paginate(alice[: len(alice) * 2 // 5], 40))
+    assert r["signals"]["n_pages_y"] == len(paginate(alice, 40))
+
+
+def test_readable_summary(files):
+    full, _, sherlock = files
+    result = CliRunner().invoke(compare, [str(full), str(sherlock)])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "DUPNIQ-cs" in out and "DUPNIQ-its" in out and "|LCS|" in out
+    assert "linear fit slope a" in out and "relation: UNRELATED" in out
+
+
+def test_unknown_dictionary_is_a_usage_error(files):
+    full, volume, _ = files
+    result = CliRunner().invoke(compare, [str(volume), str(full), "--dictionary", "xx-yy"])
+    assert result.exit_code == 2 and "xx" in result.output
+
+
+def test_missing_file(tmp_path: Path, files):
+    result = CliRunner().invoke(compare, [str(tmp_path / "nope.txt"), str(files[0])])
+    assert result.exit_code == 2
