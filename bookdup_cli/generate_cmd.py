@@ -40,6 +40,7 @@ def _range(text: str, cast: type) -> tuple:
     show_default=True,
     help="format:weight list (txt, jsonl, alto, hocr).",
 )
+@click.option("--books-dir", default="books", show_default=True, help="Folder for the books.")
 def generate(
     out_dir: Path,
     books: int,
@@ -54,6 +55,7 @@ def generate(
     translations: float,
     anthologies: float,
     formats: str,
+    books_dir: str,
 ) -> None:
     """Generate a corpus of OUT_DIR/books plus books.jsonl and ground_truth.jsonl.
 
@@ -77,6 +79,7 @@ def generate(
         translation_fraction=translations,
         anthology_fraction=anthologies,
         formats=tuple(fmt),
+        books_dir=books_dir,
     )
     try:
         s = generate_corpus(config, out_dir)

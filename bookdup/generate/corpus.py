@@ -68,6 +68,7 @@ class GeneratorConfig:
     bigram_weight: float = 0.7
     swap_prob: float = 0.1
     jsonl_batch: int = 1000  # books per JSONL file
+    books_dir: str = "books"  # folder under the output folder that holds the books
 
 
 @dataclass
@@ -220,7 +221,12 @@ class _Generator:
             if self.jsonl is None or self.jsonl_count % self.cfg.jsonl_batch == 0:
                 if self.jsonl is not None:
                     self.jsonl.close()
-                path = self.out / "books" / "jsonl" / f"part-{self.jsonl_count // 1000:04d}.jsonl"
+                path = (
+                    self.out
+                    / self.cfg.books_dir
+                    / "jsonl"
+                    / f"part-{self.jsonl_count // self.cfg.jsonl_batch:04d}.jsonl"
+                )
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self.jsonl = path.open("w", encoding="utf-8")
                 self.jsonl_path = path
@@ -228,7 +234,7 @@ class _Generator:
             self.jsonl_count += 1
             record.file = str(self.jsonl_path.relative_to(self.out))
         else:
-            folder = self.out / "books" / f"{(len(self.records) - 1) // 1000:03d}"
+            folder = self.out / self.cfg.books_dir / f"{(len(self.records) - 1) // 1000:03d}"
             folder.mkdir(parents=True, exist_ok=True)
             ext = {"txt": ".txt", "alto": ".xml", "hocr": ".hocr"}[fmt]
             path = folder / f"{record.id}{ext}"
@@ -491,8 +497,9 @@ class _Generator:
 
 
 def generate_corpus(config: GeneratorConfig, out_dir: Path | str) -> CorpusSummary:
-    """Write the corpus under ``out_dir``: ``books/`` (the books), ``books.jsonl`` (what each book
-    is), ``ground_truth.jsonl`` (every related pair) and ``corpus.json`` (config and summary)."""
+    """Write the corpus under ``out_dir``: ``books/`` (the books; ``config.books_dir``),
+    ``books.jsonl`` (what each book is), ``ground_truth.jsonl`` (every related pair) and
+    ``corpus.json`` (config and summary)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
