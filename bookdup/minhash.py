@@ -23,6 +23,7 @@ books ``"empty"`` and ``page_jaccard_matrix`` scores empty pages 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import mmh3
 import numpy as np
@@ -78,20 +79,52 @@ def shingle_fingerprints(words: Sequence[str], k: int = 5) -> np.ndarray:
     return fingerprints_from_hashes(hashes[ids], k)
 
 
+def _probe(cols: np.ndarray, attempts: np.ndarray, n_bins: int) -> np.ndarray:
+    """Bin probed by empty bin ``cols`` at ``attempts``: g(i, t), the same for every set."""
+    key = cols.astype(np.uint64) * _PROBE_A + attempts.astype(np.uint64) * np.uint64(_PROBE_B)
+    return (_fmix64(key) % np.uint64(n_bins)).astype(np.intp)
+
+
+@cache
+def _probe_table(n_bins: int) -> np.ndarray:
+    """g(i, t) for the first 4 * n_bins attempts of every bin, shape (n_bins, 4 * n_bins)."""
+    t = np.arange(4 * n_bins)
+    return _probe(np.arange(n_bins)[:, None], t[None, :], n_bins)
+
+
 def _densify(bins: np.ndarray) -> None:
-    """Optimal densification in place over rows of ``bins`` (uint64, ``_EMPTY`` = empty)."""
+    """Optimal densification in place over rows of ``bins`` (uint64, ``_EMPTY`` = empty).
+
+    The first probes come from a cached table, tried for many empty bins at once (a block
+    of candidates and ``argmax`` of the first filled one); the rare bins still empty after
+    4K probes continue one attempt at a time.
+    """
     n_bins = bins.shape[1]
     filled = bins != _EMPTY
     has_any = filled.any(axis=1)
     rows, cols = np.nonzero(~filled & has_any[:, None])
+    table = _probe_table(n_bins)
     attempt = 0
-    col_key = cols.astype(np.uint64) * _PROBE_A
+    for width in (8, table.shape[1]):
+        left_r, left_c = [], []
+        step = max(1, 2**22 // width)  # bounds the candidate block to ~4M entries
+        for i in range(0, rows.size, step):
+            r, c = rows[i : i + step], cols[i : i + step]
+            cand = table[c, attempt:width]
+            ok = filled[r[:, None], cand]
+            found = ok.any(axis=1)
+            src = cand[np.arange(len(cand)), ok.argmax(axis=1)]
+            bins[r[found], c[found]] = bins[r[found], src[found]]
+            left_r.append(r[~found])
+            left_c.append(c[~found])
+        if not left_r:
+            return
+        rows, cols, attempt = np.concatenate(left_r), np.concatenate(left_c), width
     while rows.size:
-        step = np.uint64((attempt * _PROBE_B) & 0xFFFFFFFFFFFFFFFF)
-        src = (_fmix64(col_key + step) % np.uint64(n_bins)).astype(np.intp)
+        src = _probe(cols, np.full(cols.shape, attempt), n_bins)
         ok = filled[rows, src]
         bins[rows[ok], cols[ok]] = bins[rows[ok], src[ok]]
-        rows, cols, col_key = rows[~ok], cols[~ok], col_key[~ok]
+        rows, cols = rows[~ok], cols[~ok]
         attempt += 1
 
 
