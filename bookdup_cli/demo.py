@@ -1,0 +1,125 @@
+"""`bookdup demo`: the README's first command — the whole job end to end on the shipped corpus."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+from indexer.connection import ElasticsearchUnavailable, connect
+
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo" / "corpus"
+
+
+def _ensure_node(settings: Any) -> Any:
+    """Connect; if nothing answers at the default local URL, bring up the local node first."""
+    try:
+        return connect(settings)
+    except ElasticsearchUnavailable:
+        if not settings.url.startswith(("http://127.0.0.1:", "http://localhost:")):
+            raise
+    from indexer import localnode
+
+    cfg = localnode.LocalNodeConfig.from_env(port=int(settings.url.rsplit(":", 1)[1].strip("/")))
+    click.echo("no Elasticsearch answering; starting the local node (`bookdup es up`) ...")
+    try:
+        localnode.start(cfg)
+    except localnode.LocalNodeError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return connect(settings)
+
+
+def _ground_truth(corpus: Path) -> dict[tuple[str, str], str]:
+    path = corpus.parent / "ground_truth.jsonl"
+    if not path.exists():
+        path = corpus / "ground_truth.jsonl"
+    if not path.exists():
+        return {}
+    truth = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            a, b = sorted((row["a"], row["b"]))
+            truth[(a, b)] = row["relation"]
+    return truth
+
+
+def run_demo(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
+    """Index ``corpus`` (default: the shipped demo), dedup it and print clusters and relations."""
+    from indexer.dedup_job import run_dedup
+    from indexer.index_job import run_index
+    from indexer.schema import drop_indices
+    from query.iterate import iter_documents
+
+    ctx = click_ctx.obj
+    corpus = corpus or DEMO_DIR
+    if not corpus.exists():
+        raise click.ClickException(f"demo corpus not found at {corpus}")
+    try:
+        client = _ensure_node(ctx.settings)
+    except ElasticsearchUnavailable as exc:
+        raise click.ClickException(str(exc)) from exc
+    names = ctx.names
+    if not keep:
+        drop_indices(client, names)
+    click.echo(f"indexing {corpus} into {names.books} ...")
+    summary = run_index(client, names, [corpus])
+    click.echo(
+        f"  {summary.indexed} indexed, {summary.unchanged} unchanged, "
+        f"{len(summary.failures)} failed ({summary.books_per_s:.1f} books/s)"
+    )
+    for where, reason in summary.failures:
+        click.echo(f"  skipped {where}: {reason}")
+    click.echo("finding duplicates, partial duplicates and translations ...")
+    dedup = run_dedup(client, names)
+    click.echo(
+        f"  {dedup.candidate_pairs} candidate pairs of {dedup.books * (dedup.books - 1) // 2} "
+        f"possible, {dedup.verified_pairs} verified, relations: {dedup.relations}"
+    )
+    books = {
+        h["_id"]: h["_source"]
+        for h in iter_documents(
+            client,
+            names.books,
+            source=["title", "language", "edition_cluster", "work_cluster"],
+        )
+    }
+    relations = [
+        h["_source"]
+        for h in iter_documents(
+            client, names.relations, source=["a", "b", "relation", "direction", "its", "confidence"]
+        )
+    ]
+    works: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for book_id, doc in sorted(books.items()):
+        works[doc["work_cluster"]][doc["edition_cluster"]].append(book_id)
+    click.echo(f"\n{len(works)} work clusters ({sum(len(e) for e in works.values())} edition clusters):")
+    for work, editions in sorted(works.items(), key=lambda kv: -sum(map(len, kv[1].values()))):
+        if sum(map(len, editions.values())) < 2:
+            continue
+        click.echo(f"  work {work}")
+        for edition, members in sorted(editions.items()):
+            langs = ",".join(sorted({books[m].get("language") or "?" for m in members}))
+            click.echo(f"    edition {edition} [{langs}]: {', '.join(members)}")
+    singletons = [w for w, e in works.items() if sum(map(len, e.values())) == 1]
+    click.echo(f"  ... and {len(singletons)} books with no relative")
+    click.echo("\nrelations:")
+    for r in sorted(relations, key=lambda r: (r["relation"], r["a"], r["b"])):
+        direction = f" {r['direction']}" if r.get("direction") else ""
+        click.echo(
+            f"  {r['relation']:<21} {r['a']} ~ {r['b']}{direction} "
+            f"(its={r['its']:.3f}, confidence={r['confidence']:.2f})"
+        )
+    truth = _ground_truth(corpus)
+    if truth:
+        found = {tuple(sorted((r["a"], r["b"]))) for r in relations}
+        hit = len(found & truth.keys())
+        precision = hit / len(found) if found else 0.0
+        recall = hit / len(truth)
+        click.echo(
+            f"\nagainst the generator's ground truth: {hit} of {len(truth)} related pairs found, "
+            f"{len(found) - hit} false; precision {precision:.3f}, recall {recall:.3f}"
+        )

@@ -1,0 +1,306 @@
+"""The `bookdup` command: sub-commands grouped by job, thin over indexer/ and query/."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bookdup_cli.compare_cmd import compare
+from bookdup_cli.es_cmd import es
+from bookdup_cli.eval_cmd import evaluate
+from bookdup_cli.generate_cmd import generate
+from bookdup_cli.progress import Progress
+from indexer.connection import ConnectionSettings, ElasticsearchUnavailable, connect
+from indexer.schema import DEFAULT_PREFIX, IndexNames
+
+
+@dataclass
+class Context:
+    """What every sub-command needs: where the cluster is and which indices to use."""
+
+    settings: ConnectionSettings
+    names: IndexNames
+
+    def client(self) -> Any:
+        try:
+            return connect(self.settings)
+        except ElasticsearchUnavailable as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+pass_context = click.make_pass_decorator(Context)
+
+
+@click.group()
+@click.option("--es-url", envvar="ELASTICSEARCH_URL", default=None, help="cluster URL")
+@click.option("--api-key", envvar="ELASTICSEARCH_API_KEY", default=None, help="API key")
+@click.option("--user", envvar="ELASTICSEARCH_USERNAME", default=None, help="basic-auth user")
+@click.option("--password", envvar="ELASTICSEARCH_PASSWORD", default=None, help="password")
+@click.option("--ca-certs", envvar="ELASTICSEARCH_CA_CERTS", default=None, help="CA bundle")
+@click.option("--timeout", type=float, default=None, help="request timeout in seconds")
+@click.option(
+    "--index-prefix", envvar="BOOKDUP_INDEX_PREFIX", default=DEFAULT_PREFIX, show_default=True
+)
+@click.option("-v", "--verbose", is_flag=True, help="log retries and requests")
+@click.version_option(package_name="bookdup")
+@click.pass_context
+def cli(
+    ctx: click.Context,
+    es_url: str | None,
+    api_key: str | None,
+    user: str | None,
+    password: str | None,
+    ca_certs: str | None,
+    timeout: float | None,
+    index_prefix: str,
+    verbose: bool,
+) -> None:
+    """Find duplicate editions, partial duplicates and translations of books in Elasticsearch."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s"
+    )
+    if not verbose:
+        logging.getLogger("elastic_transport").setLevel(logging.ERROR)
+    settings = ConnectionSettings.from_env(
+        url=es_url,
+        api_key=api_key,
+        username=user,
+        password=password,
+        ca_certs=ca_certs,
+        timeout=timeout,
+    )
+    ctx.obj = Context(settings, IndexNames(index_prefix))
+
+
+@cli.command("index")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--workers", type=int, default=None, help="processes (default: all cores)")
+@click.option("--lines-per-page", type=int, default=40, show_default=True)
+@click.option("--encoding", default=None, help="force an input encoding instead of detecting")
+@pass_context
+def index_cmd(
+    ctx: Context,
+    paths: tuple[Path, ...],
+    workers: int | None,
+    lines_per_page: int,
+    encoding: str | None,
+) -> None:
+    """Read books from PATHS (txt, page folders, JSONL, ALTO, hOCR, _djvu.txt) and index them."""
+    from indexer.index_job import IndexOptions, count_inputs, run_index
+
+    client = ctx.client()
+    options = IndexOptions(lines_per_page=lines_per_page, encoding=encoding)
+    if workers:
+        options = IndexOptions(workers=workers, lines_per_page=lines_per_page, encoding=encoding)
+    with Progress("indexing", total=count_inputs(list(paths)), unit="books") as bar:
+        summary = run_index(client, ctx.names, list(paths), options, progress=bar.update)
+    click.echo(
+        f"run {summary.run_id}: {summary.indexed} indexed, {summary.unchanged} unchanged, "
+        f"{len(summary.failures)} failed in {summary.seconds:.1f} s "
+        f"({summary.books_per_s:.1f} books/s)"
+    )
+    _report_failures(summary.failures)
+    if summary.failures:
+        sys.exit(1)
+
+
+def _report_failures(failures: list[tuple[str, str]], limit: int = 50) -> None:
+    for where, reason in failures[:limit]:
+        click.echo(f"  skipped {where}: {reason}", err=True)
+    if len(failures) > limit:
+        click.echo(f"  ... and {len(failures) - limit} more (see `bookdup status`)", err=True)
+
+
+@cli.command("dedup")
+@click.option("--since", default=None, help="only books indexed since this run id or ISO time")
+@click.option("--no-translations", is_flag=True, help="skip cross-language candidates")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@pass_context
+def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: bool) -> None:
+    """Find, verify, classify and cluster related books; write relations and cluster ids."""
+    from indexer.dedup_job import DedupParams, run_dedup
+
+    client = ctx.client()
+    params = DedupParams(translations=not no_translations)
+    with Progress("dedup", total=None, unit="books") as bar:
+        try:
+            summary = run_dedup(
+                client,
+                ctx.names,
+                since=since,
+                params=params,
+                progress=lambda done, total: bar.update(done, total),
+            )
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(
+            json.dumps(
+                {"run_id": summary.run_id, **summary.as_counts(), "timings": summary.timings},
+                indent=2,
+            )
+        )
+        return
+    click.echo(
+        f"run {summary.run_id}: {summary.query_books} books queried, "
+        f"{summary.candidate_pairs} candidate pairs, {summary.verified_pairs} verified, "
+        f"relations {summary.relations or '{}'}; {summary.edition_clusters} edition clusters, "
+        f"{summary.work_clusters} work clusters ({summary.clusters_updated} books updated) "
+        f"in {summary.timings.get('total_s', 0):.1f} s"
+    )
+    _report_failures(summary.skipped)
+
+
+@cli.command("remove")
+@click.argument("book_ids", nargs=-1, required=True)
+@pass_context
+def remove_cmd(ctx: Context, book_ids: tuple[str, ...]) -> None:
+    """Withdraw books: delete them and their relations, recompute the clusters they held."""
+    from indexer.remove_job import run_remove
+
+    summary = run_remove(ctx.client(), ctx.names, list(book_ids))
+    click.echo(
+        f"removed {summary.books_removed} books and {summary.relations_removed} relations; "
+        f"{summary.clusters_updated} books changed cluster"
+    )
+    for missing in summary.missing:
+        click.echo(f"  not in the index: {missing}", err=True)
+    if summary.missing:
+        sys.exit(1)
+
+
+@cli.command("status")
+@click.option("--runs", "n_runs", type=int, default=5, show_default=True)
+@pass_context
+def status_cmd(ctx: Context, n_runs: int) -> None:
+    """Index sizes and the last runs (what each did, how long it took, what it skipped)."""
+    from indexer.runs import last_runs
+    from indexer.schema import ensure_indices
+
+    client = ctx.client()
+    ensure_indices(client, ctx.names)
+    for name in ("books", "relations"):
+        alias = ctx.names.alias(name)
+        click.echo(f"{alias}: {client.count(index=alias)['count']} documents")
+    for run in last_runs(client, ctx.names, n_runs):
+        click.echo(
+            f"{run['run_id']}  {run['status']:<9} {run.get('started_at', '')}  "
+            f"{json.dumps(run.get('counts', {}))}"
+        )
+        for skipped in run.get("skipped", [])[:5]:
+            click.echo(f"    skipped {json.dumps(skipped)}")
+
+
+@cli.command("search")
+@click.argument("text")
+@click.option("--collapse", type=click.Choice(["edition", "work", "none"]), default="edition")
+@click.option("--language", default=None)
+@click.option("--size", type=int, default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@pass_context
+def search_cmd(
+    ctx: Context, text: str, collapse: str, language: str | None, size: int, as_json: bool
+) -> None:
+    """Catalog search with one hit per edition (or work) cluster."""
+    from query.catalog import catalog_search
+
+    results = catalog_search(
+        ctx.client(),
+        ctx.names.books,
+        text,
+        collapse=None if collapse == "none" else collapse,
+        size=size,
+        language=language,
+    )
+    if as_json:
+        click.echo(json.dumps(results, indent=2, ensure_ascii=False))
+        return
+    for r in results:
+        n = r.get("cluster_size", 1)
+        click.echo(
+            f"{r['book_id']}  [{r.get('language')}] {r.get('title') or ''}  ({n} in cluster)"
+        )
+
+
+@cli.command("editions")
+@click.argument("book_id", required=False)
+@click.option(
+    "--file",
+    "file_",
+    type=click.Path(exists=True, path_type=Path),
+    help="a book that is not in the index yet",
+)
+@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--plot",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="write a PNG of the page alignment with each related book (needs matplotlib)",
+)
+@pass_context
+def editions_cmd(
+    ctx: Context, book_id: str | None, file_: Path | None, as_json: bool, plot: Path | None
+) -> None:
+    """Other editions and translations of BOOK_ID (or of --file), with class and evidence."""
+    from query.editions import lookup_book, related_books
+
+    client = ctx.client()
+    if bool(book_id) == bool(file_):
+        raise click.UsageError("give either a BOOK_ID or --file")
+    if file_:
+        result = lookup_book(client, ctx.names, file_)
+    else:
+        try:
+            result = related_books(client, ctx.names.books, ctx.names.relations, book_id)
+        except KeyError as exc:
+            raise click.ClickException(str(exc.args[0])) from exc
+    if plot:
+        from query.alignment_plot import plot_alignments
+
+        plot_alignments(client, ctx.names, result, plot)
+        click.echo(f"alignment plot written to {plot}", err=True)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+        return
+    book = result["book"]
+    click.echo(f"{book.get('book_id')}  [{book.get('language')}] {book.get('title') or ''}")
+    click.echo(
+        f"  edition cluster {book.get('edition_cluster')}, work cluster {book.get('work_cluster')}"
+    )
+    for r in result["relations"]:
+        direction = f" ({r['direction']})" if r.get("direction") else ""
+        click.echo(
+            f"  {r['relation']:<21}{direction} {r['book_id']}  [{r.get('language', '')}] "
+            f"{r.get('title') or ''}  conf={r['confidence']:.2f} its={r['its']:.3f} "
+            f"cs={r['cs']:.3f} lcs={r['lcs']}"
+        )
+    if not result["relations"]:
+        click.echo("  no related books found")
+
+
+@cli.command("demo")
+@click.option(
+    "--corpus",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="folder to index (default: the demo corpus shipped in the repository)",
+)
+@click.option("--keep/--reset", default=False, help="keep what a previous demo indexed")
+@click.pass_context
+def demo_cmd(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
+    """The whole job end to end: local node up, index the demo corpus, dedup, print clusters."""
+    from bookdup_cli.demo import run_demo
+
+    run_demo(click_ctx, corpus, keep)
+
+
+cli.add_command(es)
+cli.add_command(compare)
+cli.add_command(generate)
+cli.add_command(evaluate)

@@ -1,0 +1,55 @@
+"""`bookdup remove`: withdraw books; their relations go and their clusters are recomputed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from elasticsearch import Elasticsearch
+
+from indexer.bulk import bulk_write
+from indexer.dedup_job import write_clusters
+from indexer.runs import RunRecorder
+from indexer.schema import IndexNames, ensure_indices
+from query.iterate import iter_documents
+
+
+@dataclass
+class RemoveSummary:
+    run_id: str
+    books_removed: int
+    missing: list[str]
+    relations_removed: int
+    clusters_updated: int
+
+
+def run_remove(client: Elasticsearch, names: IndexNames, book_ids: list[str]) -> RemoveSummary:
+    """Delete ``book_ids`` and every relation touching them, then re-cluster the rest.
+
+    A cluster that a removed book held together splits, because clusters are recomputed from
+    the relations that remain.
+    """
+    ensure_indices(client, names)
+    recorder = RunRecorder(client, names, "remove", params={"books": book_ids})
+    found = client.mget(index=names.books, ids=book_ids, source=False).body["docs"]
+    present = [d["_id"] for d in found if d.get("found")]
+    missing = [d["_id"] for d in found if not d.get("found")]
+    query = {"bool": {"should": [{"terms": {"a": book_ids}}, {"terms": {"b": book_ids}}]}}
+    client.indices.refresh(index=names.relations)
+    relation_ids = [
+        h["_id"] for h in iter_documents(client, names.relations, query=query, source=False)
+    ]
+    actions = [{"_op_type": "delete", "_index": names.relations, "_id": i} for i in relation_ids]
+    actions += [{"_op_type": "delete", "_index": names.books, "_id": i} for i in present]
+    bulk_write(client, actions, refresh="wait_for")
+    updated, _, _ = write_clusters(client, names)
+    summary = RemoveSummary(recorder.run_id, len(present), missing, len(relation_ids), updated)
+    recorder.finish(
+        counts={
+            "books_removed": summary.books_removed,
+            "relations_removed": summary.relations_removed,
+            "clusters_updated": updated,
+        },
+        timings={},
+        skipped=[{"book": m, "reason": "not in the index"} for m in missing],
+    )
+    return summary
