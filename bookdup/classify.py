@@ -85,6 +85,13 @@ class ClassifierParams:
     overlap_coverage: tuple[float, float] = (0.08, 0.2)
     #: Shared text must also be long in absolute terms (aligned unique words in shared runs).
     overlap_lcs: tuple[float, float] = (30.0, 100.0)
+    #: Same-language evidence gate (DUPNIQ): every edition/overlap class needs a DUPNIQ-its
+    #: well above chance. Unrelated books share a few dozen unique words whose LCS stays
+    #: near 2*sqrt(shared), giving its 0.3–0.45; a 5% overlap of two 5K-word sequences
+    #: already gives 0.60. Page-spread signals alone are unreliable on books of a few pages.
+    min_its: tuple[float, float] = (0.45, 0.55)
+    #: ... and an alignment long in absolute terms (two 7-page volumes align 15 words by chance).
+    min_lcs: tuple[float, float] = (20.0, 40.0)
     #: TRANSLATION: TRANS-its. The paper's threshold is 0.49 (62K-entry en–de lexicon, no
     #: boilerplate); with FreeDict eng–deu on Gutenberg books unrelated pairs reach 0.55 —
     #: their English licence survives "translation" as kept words, and short books inflate
@@ -170,11 +177,13 @@ def classify(
             float(s.n_page_matches), p.translation_run_words
         )
     else:
+        gate = ramp(s.its, p.min_its) * ramp(float(s.lcs), p.min_lcs)
         if same_language:
-            conf.update(_edition_confidences(s, p))
+            conf.update({k: v * gate for k, v in _edition_confidences(s, p).items()})
         lo = min(s.coverage_x, s.coverage_y)
         conf["OVERLAPPING_TEXT"] = (
-            ramp(lo, p.overlap_coverage)
+            gate
+            * ramp(lo, p.overlap_coverage)
             * ramp(float(s.n_page_matches), p.overlap_lcs)
             * (1.0 - max(conf[c] for c in EDITION_CLASSES))
         )
