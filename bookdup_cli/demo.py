@@ -96,7 +96,8 @@ def run_demo(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
     works: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for book_id, doc in sorted(books.items()):
         works[doc["work_cluster"]][doc["edition_cluster"]].append(book_id)
-    click.echo(f"\n{len(works)} work clusters ({sum(len(e) for e in works.values())} edition clusters):")
+    n_editions = sum(len(e) for e in works.values())
+    click.echo(f"\n{len(works)} work clusters ({n_editions} edition clusters):")
     for work, editions in sorted(works.items(), key=lambda kv: -sum(map(len, kv[1].values()))):
         if sum(map(len, editions.values())) < 2:
             continue

@@ -254,16 +254,24 @@ def editions_cmd(
     if bool(book_id) == bool(file_):
         raise click.UsageError("give either a BOOK_ID or --file")
     if file_:
-        result = lookup_book(client, ctx.names, file_)
+        try:
+            result = lookup_book(client, ctx.names, file_)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
     else:
         try:
             result = related_books(client, ctx.names.books, ctx.names.relations, book_id)
         except KeyError as exc:
             raise click.ClickException(str(exc.args[0])) from exc
     if plot:
+        from indexer.readers import iter_books
         from query.alignment_plot import plot_alignments
 
-        plot_alignments(client, ctx.names, result, plot)
+        book = next(iter(iter_books([file_])), None) if file_ else None
+        try:
+            plot_alignments(client, ctx.names, result, plot, book=book)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
         click.echo(f"alignment plot written to {plot}", err=True)
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
