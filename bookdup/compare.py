@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bookdup.classify import CLASSIFIER_PARAMS, ClassifierParams, classify
+from bookdup.classify import CLASSIFIER_PARAMS, RELATIONS, ClassifierParams, classify
 from bookdup.dictionary import ISO3, Dictionary, available_pairs, load_dictionary
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.signals import compute_signals
-from bookdup.verify import verify_pair
+from bookdup.verify import Verification, verify_pair
 
 __all__ = ["compare_books", "compare_features", "resolve_dictionary"]
 
@@ -65,11 +65,16 @@ def compare_features(
 ) -> dict[str, Any]:
     """Relation of book x (``fa``) to book y (``fb``) with the evidence, JSON-able.
 
-    ``threshold`` (on its) lets the verification skip the alignment of a hopeless pair, as in
-    a dedup job; None aligns whatever the score, since a single comparison wants evidence.
+    ``threshold`` (on its) is the dedup job's fast path: a pair below it is UNRELATED without
+    signals or classification (``_rejected``); its shared-word count alone usually proves that
+    (no alignment), and a translated pair's alignment is only built once its |LCS| passes.
+    Pairs at or above the threshold get exactly the full result. None compares whatever the
+    score, since a single comparison wants evidence.
     """
     lexicon = resolve_dictionary(fa.language, fb.language, dictionary)
     verification = verify_pair(fa, fb, threshold=threshold or 0.0, score="its", dictionary=lexicon)
+    if threshold is not None and (verification is None or verification.its < threshold):
+        return _rejected(fa, fb, verification, lexicon)
     signals = compute_signals(fa, fb, verification)
     known = _UNDETERMINED not in (fa.language, fb.language)
     relation = classify(
@@ -93,7 +98,33 @@ def compare_features(
         "signals": signals.to_dict(),
         "languages": [fa.language, fb.language],
         "dictionary": f"{lexicon.source}-{lexicon.target}" if lexicon is not None else None,
-        "pruned": verification is None,
+        "pruned": False,
+    }
+
+
+def _rejected(
+    fa: BookFeatures, fb: BookFeatures, v: Verification | None, lexicon: Dictionary | None
+) -> dict[str, Any]:
+    """The result for a pair below the threshold: scores as far as computed, UNRELATED.
+
+    lcs is 0 when the pair was pruned on its shared-word count (the bound, not an |LCS|).
+    """
+    return {
+        "x": len(fa.unique.hashes),
+        "y": len(fb.unique.hashes),
+        "shared": v.shared if v is not None else 0,
+        "lcs": v.lcs if v is not None else 0,
+        "cs": round(v.cs, 4) if v is not None else 0.0,
+        "its": round(v.its, 4) if v is not None else 0.0,
+        "scores": "TRANS" if lexicon is not None else "DUPNIQ",
+        "relation": "UNRELATED",
+        "confidence": 1.0,
+        "direction": None,
+        "confidences": {r: float(r == "UNRELATED") for r in RELATIONS},
+        "signals": {},
+        "languages": [fa.language, fb.language],
+        "dictionary": f"{lexicon.source}-{lexicon.target}" if lexicon is not None else None,
+        "pruned": True,
     }
 
 

@@ -19,7 +19,7 @@ its pairs feed the linear fit of page numbers.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -110,8 +110,12 @@ class RelationSignals:
     its: float
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict with rounded floats, for JSON output and the index."""
-        return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
+        """Plain dict with rounded floats, for JSON output and the index.
+
+        Read from ``vars`` (every field is a scalar): ``dataclasses.asdict`` deep-copies and
+        cost a quarter of the signals' time.
+        """
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in vars(self).items()}
 
 
 def page_signature_matches(
@@ -219,9 +223,14 @@ def _fit(px: np.ndarray, py: np.ndarray) -> tuple[float, float, float]:
 
 
 def _page_table(px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct (page_x, page_y) pairs with the number of aligned items on each, sorted."""
-    pairs, counts = np.unique(np.stack([px, py], axis=1), axis=0, return_counts=True)
-    return pairs[:, 0], pairs[:, 1], counts
+    """Distinct (page_x, page_y) pairs with the number of aligned items on each, sorted.
+
+    Pairs are packed into one int64 key (pages are small non-negative ints): np.unique on
+    rows (axis=0) sorts a structured view and costs ~10x more.
+    """
+    width = int(py.max()) + 1
+    keys, counts = np.unique(px * width + py, return_counts=True)
+    return keys // width, keys % width, counts
 
 
 def _group_stats(

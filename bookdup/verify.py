@@ -17,15 +17,16 @@ assumes those arrays are not modified in place.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Protocol
 
 import numpy as np
+from rapidfuzz.distance import LCSseq
 
 from bookdup.dictionary import Dictionary
-from bookdup.lcs import align_restricted, lis_indices, match_sorted, restrict_sorted
+from bookdup.lcs import align_restricted, encode_ranks, lis_keep
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
 from bookdup.translate import translate_unique
 
@@ -50,7 +51,11 @@ class HasUnique(Protocol):
 class Verification:
     """Evidence for one pair. x, y: |X|, |Y| (unique words of each book, before translation);
     shared: distinct items common to both sequences (|X_T ∩ Y| when translated); alignment:
-    page of each LCS item in x and in y."""
+    page of each LCS item in x and in y.
+
+    The alignment of a translated pair costs several times its |LCS| length, and most
+    candidates are rejected on their score, so it is built on first access (``_align``).
+    """
 
     x: int
     y: int
@@ -58,7 +63,12 @@ class Verification:
     lcs: int
     cs: float
     its: float
-    alignment: tuple[np.ndarray, np.ndarray]
+    _align: Callable[[], tuple[np.ndarray, np.ndarray]] = field(repr=False, compare=False)
+
+    @cached_property
+    def alignment(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pages in x, pages in y) of the aligned items, in alignment order."""
+        return self._align()
 
 
 @dataclass(frozen=True)
@@ -67,7 +77,7 @@ class _Prepared:
     pages: np.ndarray
     distinct: bool
     values: np.ndarray  # sorted distinct items
-    order: np.ndarray  # argsort of hashes
+    inverse: np.ndarray  # index into values of each item of hashes
     first: np.ndarray  # positions in hashes of values (the first occurrence when items repeat)
     levels: tuple[int, ...]  # bitset of buckets holding >= k + 1 items, k = 0, 1, ...
 
@@ -93,13 +103,15 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         pages = np.asarray(u.pages, dtype=np.int32)
     else:
         hashes, pages = translate_unique(u.words, u.pages, dictionary)
-    order = np.argsort(hashes)
+    order = np.argsort(hashes, kind="stable")
     ordered = hashes[order]
     keep = np.ones(ordered.size, dtype=bool)
     keep[1:] = ordered[1:] != ordered[:-1]
     values = ordered[keep]
+    inverse = np.empty(hashes.size, dtype=np.intp)
+    inverse[order] = np.cumsum(keep) - 1
     prepared = _Prepared(
-        hashes, pages, bool(keep.all()), values, order, order[keep], _bitset_levels(values)
+        hashes, pages, bool(keep.all()), values, inverse, order[keep], _bitset_levels(values)
     )
     drop = weakref.ref(u.hashes, lambda _r, k=key, c=_CACHE: c.pop(k, None))
     _CACHE[key] = (drop, dictionary, prepared)
@@ -117,13 +129,22 @@ def _shared_upper_bound(a: _Prepared, b: _Prepared) -> int:
     return sum((lv & yb).bit_count() for lv in a.levels)
 
 
-def _count_shared(a: _Prepared, b: _Prepared) -> int:
-    small, large = (a.values, b.values) if a.values.size <= b.values.size else (b.values, a.values)
+def _shared_indices(a: _Prepared, b: _Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """Indices into a.values and into b.values of the items common to both (ascending).
+
+    The smaller sorted array is searched in the larger one: sorted keys keep searchsorted
+    cache-friendly (np.intersect1d sorts the concatenation again and costs more).
+    """
+    swap = a.values.size > b.values.size
+    small, large = (b.values, a.values) if swap else (a.values, b.values)
     if small.size == 0:
-        return 0
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty
     pos = np.searchsorted(large, small)
     np.minimum(pos, large.size - 1, out=pos)
-    return int(np.count_nonzero(large[pos] == small))
+    hit = large[pos] == small
+    i_small, i_large = np.flatnonzero(hit), pos[hit]
+    return (i_large, i_small) if swap else (i_small, i_large)
 
 
 def verify_pair(
@@ -152,19 +173,47 @@ def verify_pair(
             return None
         if can_prune and _shared_upper_bound(a, b) < need:
             return None
-    shared = _count_shared(a, b)
+    ia, ib = _shared_indices(a, b)
+    shared = int(ia.size)
     if can_prune and shared < need:
         return None
     if a.distinct and b.distinct:
-        ix, iy = match_sorted(a.values, a.first, b.values, b.first)
-        keep = np.asarray(lis_indices(iy.tolist()), dtype=np.intp)
+        ix, iy = a.first[ia], b.first[ib]
+        order = np.argsort(ix)
+        ix, iy = ix[order], iy[order]
+        keep = lis_keep(iy)
         ax, ay = ix[keep], iy[keep]
-    else:
-        ax, ay = align_restricted(*restrict_sorted(a.hashes, a.order, b.hashes, b.order))
-    lcs = int(ax.size)
-    return Verification(
-        nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), (a.pages[ax], b.pages[ay])
-    )
+        pages = (a.pages[ax], b.pages[ay])
+        lcs = int(ax.size)
+        return Verification(nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), lambda: pages)
+    px, py, sx, sy = _restrict(a, b, ia, ib)
+    lcs = int(LCSseq.similarity(sx, sy)) if sx else 0
+
+    def align() -> tuple[np.ndarray, np.ndarray]:
+        ax, ay = align_restricted(px, py, sx, sy)
+        return a.pages[ax], b.pages[ay]
+
+    return Verification(nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), align)
+
+
+def _restrict(
+    a: _Prepared, b: _Prepared, ia: np.ndarray, ib: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, str, str]:
+    """Both sequences restricted to their shared items: positions and items renumbered 0..k-1.
+
+    Renumbering goes through each book's cached ``inverse`` (a gather, no search per pair),
+    and the small codes are written as str, rapidfuzz's fastest input.
+    """
+    k = np.arange(ia.size, dtype=np.int64)
+    out = []
+    for p, idx in ((a, ia), (b, ib)):
+        table = np.full(p.values.size, -1, dtype=np.int64)
+        table[idx] = k
+        codes = table[p.inverse]
+        pos = np.flatnonzero(codes >= 0)
+        out.append((pos, encode_ranks(codes[pos])))
+    (px, sx), (py, sy) = out
+    return px, py, sx, sy
 
 
 def verify_many(
