@@ -43,6 +43,8 @@ class IndexOptions:
     # needed to find boilerplate words; queries use a consistent 1-in-N sample of them.
     uniq_modulus: int = 1
     lookup_batch: int = 64  # books whose stored hashes are fetched in one mget
+    # Books per bulk request: a killed job loses at most this many books' extraction work.
+    bulk_chunk: int = 100
     params: FeatureParams = field(default_factory=FeatureParams)
 
 
@@ -164,12 +166,14 @@ class _Lookup:
             doc = stored.get(book.id)
             if doc is None:
                 out.append((book, None))
+            elif doc.get("raw_hash") == raw_hash(book):
+                # Same id, same content: unchanged even if its file moved or, in JSONL, its
+                # line number shifted (both are part of ``source``).
+                out.append((book, "unchanged"))
             elif doc.get("source") and book.source and doc["source"] != book.source:
                 out.append(
                     (book, f"duplicate id {book.id!r}: already indexed from {doc['source']}")
                 )
-            elif doc.get("raw_hash") == raw_hash(book):
-                out.append((book, "unchanged"))
             else:
                 out.append((book, None))
         return out
@@ -257,7 +261,7 @@ def run_index(
         note()
 
     with ProcessPoolExecutor(max_workers=options.workers) as pool:
-        report = bulk_write(client, actions(pool), chunk_size=100, on_chunk=on_chunk)
+        report = bulk_write(client, actions(pool), chunk_size=options.bulk_chunk, on_chunk=on_chunk)
     summary.indexed = report.ok
     for failure in report.failures:
         summary.failures.append((sources.get(failure.id, failure.id), failure.reason))

@@ -1,0 +1,266 @@
+"""run_index on a real Elasticsearch node: every input kind, re-runs, bad input, kill/resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from indexer.index_job import IndexOptions, run_index
+from indexer.runs import get_run
+from indexer.schema import IndexNames, drop_indices
+from query.iterate import iter_documents
+from tests.fixtures_books import (
+    ALICE_DE,
+    PRIDE,
+    REPO,
+    SCARLET,
+    build_corpus,
+    gutenberg_body,
+    many_books,
+    paginate,
+    word_slice,
+    write_alto,
+    write_jsonl,
+    write_txt,
+)
+
+OPTIONS = IndexOptions(workers=2)
+
+
+def _docs(client, names: IndexNames, fields: list[str] | None = None) -> dict[str, dict]:
+    client.indices.refresh(index=names.books)
+    return {h["_id"]: h for h in iter_documents(client, names.books, source=fields, page_size=100)}
+
+
+def _versions(client, names: IndexNames) -> dict[str, int]:
+    client.indices.refresh(index=names.books)
+    response = client.search(
+        index=names.books, size=1000, version=True, _source=["index_run"], query={"match_all": {}}
+    )
+    return {h["_id"]: (h["_version"], h["_source"]["index_run"]) for h in response["hits"]["hits"]}
+
+
+@pytest.fixture(scope="module")
+def indexed(es_client, tmp_path_factory):
+    """The ground-truth corpus (every input kind) indexed once into its own prefix."""
+    corpus = build_corpus(tmp_path_factory.mktemp("corpus"))
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    summary = run_index(es_client, names, corpus.paths, OPTIONS)
+    yield corpus, names, summary
+    drop_indices(es_client, names)
+
+
+def test_every_input_kind_is_indexed_with_its_features(es_client, indexed) -> None:
+    corpus, names, summary = indexed
+    assert summary.failures == []
+    assert summary.as_counts() == {
+        "read": len(corpus.ids),
+        "indexed": len(corpus.ids),
+        "unchanged": 0,
+        "failed": 0,
+    }
+    assert set(corpus.kinds.values()) >= {"txt", "jsonl", "alto", "hocr", "pages", "djvu"}
+    docs = _docs(es_client, names)
+    assert sorted(docs) == corpus.ids
+    for book_id, hit in docs.items():
+        doc = hit["_source"]
+        assert doc["book_id"] == book_id
+        assert doc["language"] == corpus.languages[book_id], book_id
+        assert doc["language_confidence"] > 0.5
+        assert doc["extra"]["kind"].split("/")[0] == corpus.kinds[book_id]
+        # 16 bands, one keyword term each; thousands of unique-word hashes
+        assert len(doc["bands"]) >= 8 and all("_" in b for b in doc["bands"])
+        assert doc["n_unique"] > 500 and len(doc["uniq"]) == len(set(doc["uniq"]))
+        assert len(doc["uniq"]) >= doc["n_unique"] * 0.9  # modulus 1: (almost) every hash
+        assert doc["n_words"] > 3000 and doc["n_pages"] >= 10
+        assert doc["flags"] == []
+        assert {"unique_words", "minhash", "page_minhashes"} <= set(doc["features"])
+        assert doc["index_run"] == summary.run_id
+        # before any dedup a book is its own cluster
+        assert doc["edition_cluster"] == doc["work_cluster"]
+    assert docs[ALICE_DE]["_source"]["declared_language"] == "de"
+    assert docs[PRIDE]["_source"]["title"] == "Pride and Prejudice"
+    # identical text in another format extracts to the very same content
+    assert docs[PRIDE]["_source"]["content_hash"] == docs["pride-exact"]["_source"]["content_hash"]
+
+    run = get_run(es_client, names, summary.run_id)
+    assert run["status"] == "finished" and run["kind"] == "index"
+    assert run["counts"] == summary.as_counts()
+
+
+def test_rerun_changes_nothing_and_a_changed_file_is_reindexed(es_client, indexed) -> None:
+    corpus, names, first = indexed
+    before = _versions(es_client, names)
+    assert {run for _, run in before.values()} == {first.run_id}
+
+    again = run_index(es_client, names, corpus.paths, OPTIONS)
+    assert again.as_counts() == {
+        "read": len(corpus.ids),
+        "indexed": 0,
+        "unchanged": len(corpus.ids),
+        "failed": 0,
+    }
+    assert _versions(es_client, names) == before  # not one document was rewritten
+
+    pages_before = es_client.get(index=names.books, id=SCARLET)["_source"]["n_pages"]
+    scarlet = corpus.root / f"{SCARLET}.txt"
+    extra = " ".join(word_slice(gutenberg_body("scarletletter-en-pg33"), 300, 40000))
+    scarlet.write_text(scarlet.read_text() + extra + "\f", encoding="utf-8")
+    changed = run_index(es_client, names, corpus.paths, OPTIONS)
+    assert (changed.indexed, changed.unchanged, changed.failures) == (1, len(corpus.ids) - 1, [])
+    after = _versions(es_client, names)
+    assert after[SCARLET] == (before[SCARLET][0] + 1, changed.run_id)
+    assert {k: v for k, v in after.items() if k != SCARLET} == {
+        k: v for k, v in before.items() if k != SCARLET
+    }
+    doc = es_client.get(index=names.books, id=SCARLET)["_source"]
+    assert doc["n_pages"] == pages_before + 1
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+
+def _small_book(name: str, skip: int) -> list[str]:
+    return paginate(word_slice(gutenberg_body(name), 2500, skip), 40)
+
+
+def test_bad_inputs_are_reported_per_file_and_never_stop_the_job(
+    es_client, index_names, tmp_path: Path
+) -> None:
+    good1 = write_txt(tmp_path / "good1.txt", _small_book("walden-en-pg205", 3000))
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    binary = tmp_path / "scan.txt"
+    binary.write_bytes(bytes(range(256)) * 40)
+    jsonl = write_jsonl(
+        tmp_path / "batch.jsonl",
+        [{"id": "jsonl-good", "pages": _small_book("wuthering-en-pg768", 3000)}],
+    )
+    with jsonl.open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "broken", "text": "unterminated\n')  # line 2
+        fh.write(json.dumps({"id": "no-text", "title": "metadata only"}) + "\n")  # line 3
+    bad_xml = tmp_path / "bad.xml"
+    good_alto = write_alto(tmp_path / "alto.xml", _small_book("scarletletter-en-pg33", 3000))
+    bad_text = good_alto.read_text().replace("</TextLine>", "</TextLin>", 1)
+    bad_xml.write_text(bad_text)
+    bad_line = next(n for n, t in enumerate(bad_text.split("\n"), 1) if "</TextLin>" in t)
+    first = write_txt(tmp_path / "dup-a.txt", _small_book("pride-en-pg1342", 3000), id="same")
+    second = write_txt(tmp_path / "dup-b.txt", _small_book("pride-en-pg1342", 20000), id="same")
+    paths = [good1, empty, binary, jsonl, bad_xml, good_alto, first, second]
+
+    summary = run_index(es_client, index_names, paths, OPTIONS)
+
+    failures = dict(summary.failures)
+    assert failures == {
+        str(empty): "empty file",
+        str(binary): "binary file, not text",
+        f"{jsonl}:2": failures[f"{jsonl}:2"],
+        f"{jsonl}:3": "record has neither 'pages' nor 'text'",
+        f"{bad_xml}:{bad_line}": failures[f"{bad_xml}:{bad_line}"],
+        str(second): f"duplicate id 'same': already read from {first}",
+    }
+    assert failures[f"{jsonl}:2"].startswith("malformed JSON: ")
+    assert failures[f"{bad_xml}:{bad_line}"].startswith("malformed XML: mismatched tag")
+    assert summary.as_counts() == {"read": 10, "indexed": 4, "unchanged": 0, "failed": 6}
+    docs = _docs(es_client, index_names, ["source", "n_words"])
+    assert sorted(docs) == ["alto", "good1", "jsonl-good", "same"]
+    assert docs["same"]["_source"]["source"] == str(first)  # the first one stays
+
+    run = get_run(es_client, index_names, summary.run_id)
+    assert {(s["file"], s["reason"]) for s in run["skipped"]} == set(summary.failures)
+
+    # a later run with only the second file still refuses to overwrite the first one's book
+    later = run_index(es_client, index_names, [second], OPTIONS)
+    assert later.failures == [(str(second), f"duplicate id 'same': already indexed from {first}")]
+    doc = es_client.get(index=index_names.books, id="same")["_source"]
+    assert (doc["source"], doc["n_words"]) == (str(first), docs["same"]["_source"]["n_words"])
+
+
+def test_fixing_a_jsonl_line_does_not_turn_the_following_records_into_duplicates(
+    es_client, index_names, tmp_path: Path
+) -> None:
+    """Deleting a malformed line shifts the line numbers (part of a JSONL book's source)."""
+    records = [
+        {"id": f"rec-{i}", "pages": _small_book("walden-en-pg205", 3000 + 2500 * i)}
+        for i in range(3)
+    ]
+    jsonl = tmp_path / "export.jsonl"
+    lines = [json.dumps(records[0]), "{not json", json.dumps(records[1]), json.dumps(records[2])]
+    jsonl.write_text("\n".join(lines) + "\n")
+    first = run_index(es_client, index_names, [jsonl], OPTIONS)
+    assert (first.indexed, [w for w, _ in first.failures]) == (3, [f"{jsonl}:2"])
+
+    del lines[1]
+    jsonl.write_text("\n".join(lines) + "\n")
+    second = run_index(es_client, index_names, [jsonl], OPTIONS)
+    assert second.as_counts() == {"read": 3, "indexed": 0, "unchanged": 3, "failed": 0}
+
+
+# --- killed and resumed --------------------------------------------------------------------
+
+KILLED_JOB = """
+import sys
+from pathlib import Path
+from indexer.connection import ConnectionSettings, connect
+from indexer.index_job import IndexOptions, run_index
+from indexer.schema import IndexNames
+paths = [Path(p) for p in sys.argv[2:]]
+client = connect(ConnectionSettings.from_env())
+run_index(client, IndexNames(sys.argv[1]), paths, IndexOptions(workers=1, bulk_chunk=2))
+"""
+
+
+def test_a_killed_job_resumes_and_indexes_every_book_exactly_once(
+    es_client, index_names, tmp_path: Path
+) -> None:
+    paths = many_books(tmp_path / "books", 30, words=6000)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    job = subprocess.Popen(
+        [sys.executable, "-c", KILLED_JOB, index_names.prefix, *map(str, paths)],
+        cwd=REPO,
+        env=env,
+        start_new_session=True,  # its own process group: the pool workers die with it
+    )
+    deadline = time.monotonic() + 90
+    count = 0
+    try:
+        while time.monotonic() < deadline and job.poll() is None:
+            es_client.indices.refresh(index=index_names.books)
+            count = es_client.count(index=index_names.books)["count"]
+            if count >= 4:
+                break
+            time.sleep(0.05)
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+        job.wait(timeout=30)
+    assert job.returncode == -signal.SIGKILL, "the job ended before it could be killed"
+    es_client.indices.refresh(index=index_names.books)
+    done_before = es_client.count(index=index_names.books)["count"]
+    assert 4 <= done_before < len(paths)
+
+    resumed = run_index(es_client, index_names, paths, OPTIONS)
+    assert resumed.failures == []
+    assert resumed.read == len(paths)
+    assert resumed.unchanged == done_before
+    assert resumed.indexed == len(paths) - done_before
+    es_client.indices.refresh(index=index_names.books)
+    assert es_client.count(index=index_names.books)["count"] == len(paths)
+    ids = {h["_id"] for h in iter_documents(es_client, index_names.books, source=False)}
+    assert ids == {p.stem for p in paths}
+    runs = {r["run_id"]: r["status"] for r in _runs(es_client, index_names)}
+    assert runs[resumed.run_id] == "finished"
+    assert sorted(runs.values()) == ["finished", "running"]  # the killed one never finished
+
+
+def _runs(client, names: IndexNames) -> list[dict]:
+    client.indices.refresh(index=names.runs)
+    return [h["_source"] for h in iter_documents(client, names.runs)]
