@@ -122,17 +122,26 @@ class CandidateSearcher:
         self.dictionaries = dictionaries
         self.languages = languages
 
-    def bodies(self, f: BookFeatures, uniq: list[str]) -> list[dict[str, Any]]:
+    def _uniq_body(self, f: BookFeatures, terms: list[str], language: str | None) -> Any:
         p = self.params
-        out = []
+        picked = sample_terms(terms, self.stop_uniq, p.target_query_terms)
+        return candidate_body(
+            f.book_id,
+            UNIQ_FIELD,
+            picked,
+            p.min_shared(len(picked)),
+            p.max_candidates,
+            language=language,
+        )
+
+    def bodies(self, f: BookFeatures, uniq: list[str]) -> list[dict[str, Any]]:
+        """Band query, unique-word query, one translated query per reachable language."""
+        p = self.params
         bands = [t for t in f.bands if t not in self.stop_bands]
-        out.append(
-            candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates)
-        )
-        terms = sample_terms(uniq, p.query_modulus, self.stop_uniq, p.max_query_terms)
-        out.append(
-            candidate_body(f.book_id, UNIQ_FIELD, terms, p.min_shared_uniq, p.max_candidates)
-        )
+        out = [
+            candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
+            self._uniq_body(f, uniq, None),
+        ]
         for target in self.dictionaries.targets(f.language):
             if target not in self.languages:
                 continue
@@ -141,17 +150,7 @@ class CandidateSearcher:
                 continue
             hashes, _ = translate_unique(f.unique.words, f.unique.pages, dictionary)
             translated = [f"{h:08x}" for h in np.unique(hashes).tolist()]
-            terms = sample_terms(translated, p.query_modulus, self.stop_uniq, p.max_query_terms)
-            out.append(
-                candidate_body(
-                    f.book_id,
-                    UNIQ_FIELD,
-                    terms,
-                    p.min_shared_translated,
-                    p.max_candidates,
-                    language=target,
-                )
-            )
+            out.append(self._uniq_body(f, translated, target))
         return [b for b in out if b is not None]
 
     def candidates(self, batch: list[tuple[BookFeatures, list[str]]]) -> Iterator[tuple[str, str]]:
