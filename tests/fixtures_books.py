@@ -162,7 +162,7 @@ class Corpus:
 
 # ids are chosen so that "a" < "b" in every relation id is predictable
 PRIDE, PRIDE_EXACT, PRIDE_REPAG = "pride", "pride-exact", "pride-repag"
-PRIDE_NOISY, PRIDE_VOL = "pride-noisy", "pride-vol1"
+PRIDE_NOISY, PRIDE_VOL = "pride-noisy", "pride-1st-vol"
 ANTHOLOGY = "anthology-pride-frank"
 FRANK = "frank"
 ALICE_EN, ALICE_DE = "alice-en", "alice-de"
@@ -181,7 +181,7 @@ def build_corpus(root: Path, *, with_translation: bool = True) -> Corpus:
     * ``pride-exact`` (ALTO): the same pages;
     * ``pride-noisy`` (JSONL with pages): the same pages with 2% character noise;
     * ``pride-repag`` (hOCR): the same text at 27 lines a page;
-    * ``pride-vol1`` (page folder): the first 40% of ``pride``'s pages;
+    * ``pride-1st-vol`` (page folder): the first 40% of ``pride``'s pages;
     * ``anthology-pride-frank`` (_djvu.txt): the second half of ``pride`` + the first half of
       ``frank``;
     * ``frank`` (JSONL with text): 9K words of *Frankenstein*;

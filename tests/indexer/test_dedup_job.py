@@ -1,0 +1,159 @@
+"""run_dedup on a real Elasticsearch node: relations and clusters against known ground truth."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from bookdup.cluster import cluster_id
+from indexer.dedup_job import run_dedup
+from indexer.index_job import IndexOptions, run_index
+from indexer.schema import IndexNames, drop_indices
+from query.iterate import iter_documents
+from tests.fixtures_books import (
+    ALICE_DE,
+    ALICE_EN,
+    ANTHOLOGY,
+    FRANK,
+    PRIDE,
+    PRIDE_EDITIONS,
+    PRIDE_EXACT,
+    PRIDE_NOISY,
+    PRIDE_REPAG,
+    PRIDE_VOL,
+    SCARLET,
+    WALDEN,
+    build_corpus,
+)
+
+OPTIONS = IndexOptions(workers=2)
+
+#: Every related pair of the corpus ("a|b" with a < b) → (relation, direction).
+EXPECTED = {
+    f"{ALICE_DE}|{ALICE_EN}": ("TRANSLATION", None),
+    f"{PRIDE}|{PRIDE_EXACT}": ("EXACT", None),  # same pages, another format (ALTO)
+    f"{PRIDE}|{PRIDE_NOISY}": ("SAME_PAGINATION", None),  # 2% OCR noise
+    f"{PRIDE_EXACT}|{PRIDE_NOISY}": ("SAME_PAGINATION", None),
+    f"{PRIDE}|{PRIDE_REPAG}": ("DIFFERENT_PAGINATION", None),  # 27 lines a page, not 40
+    f"{PRIDE_EXACT}|{PRIDE_REPAG}": ("DIFFERENT_PAGINATION", None),
+    f"{PRIDE_NOISY}|{PRIDE_REPAG}": ("DIFFERENT_PAGINATION", None),
+    # the first 40% of the book: contained, with the direction seen from the ids' order
+    f"{PRIDE}|{PRIDE_VOL}": ("CONTIGUOUS_SUBSET", "b_in_a"),
+    f"{PRIDE_VOL}|{PRIDE_EXACT}": ("CONTIGUOUS_SUBSET", "a_in_b"),
+    f"{PRIDE_VOL}|{PRIDE_NOISY}": ("CONTIGUOUS_SUBSET", "a_in_b"),
+    f"{PRIDE_VOL}|{PRIDE_REPAG}": ("CONTIGUOUS_SUBSET", "a_in_b"),
+    # half of pride + half of frank: overlaps both (but not the volume: another half of pride)
+    f"{ANTHOLOGY}|{FRANK}": ("OVERLAPPING_TEXT", None),
+    f"{ANTHOLOGY}|{PRIDE}": ("OVERLAPPING_TEXT", None),
+    f"{ANTHOLOGY}|{PRIDE_EXACT}": ("OVERLAPPING_TEXT", None),
+    f"{ANTHOLOGY}|{PRIDE_NOISY}": ("OVERLAPPING_TEXT", None),
+    f"{ANTHOLOGY}|{PRIDE_REPAG}": ("OVERLAPPING_TEXT", None),
+}
+
+
+def relations(client, names: IndexNames) -> dict[str, dict]:
+    client.indices.refresh(index=names.relations)
+    return {h["_id"]: h["_source"] for h in iter_documents(client, names.relations)}
+
+
+def clusters(client, names: IndexNames) -> dict[str, tuple[str, str]]:
+    client.indices.refresh(index=names.books)
+    fields = ["edition_cluster", "work_cluster"]
+    return {
+        h["_id"]: (h["_source"]["edition_cluster"], h["_source"]["work_cluster"])
+        for h in iter_documents(client, names.books, source=fields)
+    }
+
+
+def comparable(rels: dict[str, dict]) -> dict[str, dict]:
+    """Relations without what legitimately differs between runs (run id, time)."""
+    return {
+        k: {f: v for f, v in r.items() if f not in ("run_id", "created_at")}
+        for k, r in rels.items()
+    }
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return build_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.fixture(scope="module")
+def deduped(es_client, corpus):
+    """The corpus indexed and deduplicated once (a full run) in its own prefix."""
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    run_index(es_client, names, corpus.paths, OPTIONS)
+    summary = run_dedup(es_client, names)
+    yield names, summary, relations(es_client, names), clusters(es_client, names)
+    drop_indices(es_client, names)
+
+
+def test_relations_and_classes_match_the_ground_truth(deduped) -> None:
+    _, summary, rels, _ = deduped
+    found = {k: (r["relation"], r["direction"]) for k, r in rels.items()}
+    assert found == EXPECTED  # and so every unrelated pair (walden, scarlet, ...) is absent
+    counts: dict[str, int] = {}
+    for relation, _ in EXPECTED.values():
+        counts[relation] = counts.get(relation, 0) + 1
+    assert summary.relations == counts
+    assert summary.books == summary.query_books == 11
+    assert summary.skipped == []
+    assert summary.verified_pairs >= len(EXPECTED)
+    translation = rels[f"{ALICE_DE}|{ALICE_EN}"]
+    assert translation["translated"] is True and translation["languages"] == ["de", "en"]
+    assert translation["its"] > 0.58  # TRANS-its well above the classifier's ramp
+    exact = rels[f"{PRIDE}|{PRIDE_EXACT}"]
+    assert (exact["cs"], exact["its"], exact["translated"]) == (1.0, 1.0, False)
+    volume = rels[f"{PRIDE}|{PRIDE_VOL}"]
+    assert volume["x"] > volume["y"] > volume["lcs"] > 100  # the whole has more unique words
+
+
+def test_clusters_group_editions_and_works(deduped) -> None:
+    _, summary, _, ids = deduped
+    editions = {b: e for b, (e, _) in ids.items()}
+    works = {b: w for b, (_, w) in ids.items()}
+    pride_cluster = cluster_id(PRIDE_EDITIONS)
+    # same-language editions, the volume included, share one edition (and work) cluster
+    assert {editions[b] for b in PRIDE_EDITIONS} == {pride_cluster}
+    assert {works[b] for b in PRIDE_EDITIONS} == {pride_cluster}
+    # the anthology overlaps pride and frank but joins neither: it would chain the two works
+    assert editions[ANTHOLOGY] == works[ANTHOLOGY] == cluster_id([ANTHOLOGY])
+    assert editions[FRANK] == works[FRANK] == cluster_id([FRANK])
+    # a translation is another edition cluster, the same work cluster
+    assert editions[ALICE_EN] == cluster_id([ALICE_EN])
+    assert editions[ALICE_DE] == cluster_id([ALICE_DE])
+    assert works[ALICE_EN] == works[ALICE_DE] == cluster_id([ALICE_DE, ALICE_EN])
+    # unrelated books are singletons under their own id
+    for book in (WALDEN, SCARLET):
+        assert editions[book] == works[book] == cluster_id([book])
+    assert summary.edition_clusters == len(set(editions.values())) == 7
+    assert summary.work_clusters == len(set(works.values())) == 6
+    # only books whose ids moved away from their own singleton id were written
+    assert summary.clusters_updated == len(PRIDE_EDITIONS) - 1 + 1  # 4 pride books + alice-en
+
+
+def test_a_second_full_run_changes_nothing(es_client, deduped) -> None:
+    names, first, rels, ids = deduped
+    again = run_dedup(es_client, names)
+    assert again.clusters_updated == 0
+    assert again.stale_relations_removed == 0
+    assert again.relations == first.relations
+    assert comparable(relations(es_client, names)) == comparable(rels)
+    assert clusters(es_client, names) == ids
+
+
+def test_incremental_dedup_equals_a_full_run(es_client, index_names, corpus, deduped) -> None:
+    _, _, full_rels, full_ids = deduped
+    first_half = [p for p in corpus.paths if p.suffix in (".txt", ".jsonl")]
+    second_half = [p for p in corpus.paths if p not in first_half]
+    assert first_half and second_half
+    first = run_index(es_client, index_names, first_half, OPTIONS)
+    run_dedup(es_client, index_names)
+    second = run_index(es_client, index_names, second_half, OPTIONS)
+    assert first.indexed + second.indexed == len(corpus.ids)
+
+    incremental = run_dedup(es_client, index_names, since=second.run_id)
+    assert incremental.query_books == second.indexed  # only the new books were queried
+    assert comparable(relations(es_client, index_names)) == comparable(full_rels)
+    assert clusters(es_client, index_names) == full_ids
