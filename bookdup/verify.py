@@ -77,7 +77,8 @@ class _Prepared:
     pages: np.ndarray
     distinct: bool
     values: np.ndarray  # sorted distinct items
-    inverse: np.ndarray  # index into values of each item of hashes
+    order: np.ndarray  # stable argsort of hashes: positions of each value, grouped
+    starts: np.ndarray  # where each value's positions begin in order (size values.size + 1)
     first: np.ndarray  # positions in hashes of values (the first occurrence when items repeat)
     levels: tuple[int, ...]  # bitset of buckets holding >= k + 1 items, k = 0, 1, ...
 
@@ -108,10 +109,16 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
     keep = np.ones(ordered.size, dtype=bool)
     keep[1:] = ordered[1:] != ordered[:-1]
     values = ordered[keep]
-    inverse = np.empty(hashes.size, dtype=np.intp)
-    inverse[order] = np.cumsum(keep) - 1
+    starts = np.append(np.flatnonzero(keep), hashes.size)
     prepared = _Prepared(
-        hashes, pages, bool(keep.all()), values, inverse, order[keep], _bitset_levels(values)
+        hashes,
+        pages,
+        bool(keep.all()),
+        values,
+        order,
+        starts,
+        order[keep],
+        _bitset_levels(values),
     )
     drop = weakref.ref(u.hashes, lambda _r, k=key, c=_CACHE: c.pop(k, None))
     _CACHE[key] = (drop, dictionary, prepared)
@@ -127,6 +134,14 @@ def _shared_upper_bound(a: _Prepared, b: _Prepared) -> int:
     """Items of a whose bucket is set in b: >= |a ∩ b| whatever the collisions."""
     yb = b.levels[0] if b.levels else 0
     return sum((lv & yb).bit_count() for lv in a.levels)
+
+
+def _count_shared(a: _Prepared, b: _Prepared) -> int:
+    """|a ∩ b| by merging: a stable sort of two sorted runs is one timsort merge, O(n) and
+    4x cheaper than searching one array in the other."""
+    both = np.concatenate([a.values, b.values])
+    both.sort(kind="stable")
+    return int(np.count_nonzero(both[1:] == both[:-1]))
 
 
 def _shared_indices(a: _Prepared, b: _Prepared) -> tuple[np.ndarray, np.ndarray]:
@@ -173,10 +188,10 @@ def verify_pair(
             return None
         if can_prune and _shared_upper_bound(a, b) < need:
             return None
+    if can_prune and need > 0 and _count_shared(a, b) < need:
+        return None
     ia, ib = _shared_indices(a, b)
     shared = int(ia.size)
-    if can_prune and shared < need:
-        return None
     if a.distinct and b.distinct:
         ix, iy = a.first[ia], b.first[ib]
         order = np.argsort(ix)
@@ -201,17 +216,18 @@ def _restrict(
 ) -> tuple[np.ndarray, np.ndarray, str, str]:
     """Both sequences restricted to their shared items: positions and items renumbered 0..k-1.
 
-    Renumbering goes through each book's cached ``inverse`` (a gather, no search per pair),
-    and the small codes are written as str, rapidfuzz's fastest input.
+    The positions of each shared value are gathered from the book's cached grouping (``order``
+    split at ``starts``), so the cost follows the restricted length (~1K items), not the
+    translated sequence (~20K); the small codes are written as str, rapidfuzz's fastest input.
     """
-    k = np.arange(ia.size, dtype=np.int64)
     out = []
     for p, idx in ((a, ia), (b, ib)):
-        table = np.full(p.values.size, -1, dtype=np.int64)
-        table[idx] = k
-        codes = table[p.inverse]
-        pos = np.flatnonzero(codes >= 0)
-        out.append((pos, encode_ranks(codes[pos])))
+        lo, counts = p.starts[idx], np.diff(p.starts)[idx]
+        codes = np.repeat(np.arange(idx.size), counts)
+        offsets = np.arange(codes.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        pos = p.order[lo[codes] + offsets]
+        by_pos = np.argsort(pos)
+        out.append((pos[by_pos], encode_ranks(codes[by_pos])))
     (px, sx), (py, sy) = out
     return px, py, sx, sy
 
