@@ -171,6 +171,7 @@ def run_dedup(
     total = client.count(index=names.books, query=query)["count"] if query else summary.books
     seen: set[tuple[str, str]] = set()
     produced: set[str] = set()
+    queried: set[str] = set()
     t_search = t_verify = t_write = 0.0
 
     def relation_actions() -> Iterator[dict[str, Any]]:
@@ -190,6 +191,7 @@ def run_dedup(
                 f = finder.cache.put(features_from_doc(src["features"]))
                 queries.append((f, src.get("uniq", [])))
             summary.query_books += len(queries)
+            queried.update(hit["_id"] for hit in batch)
             ts = time.monotonic()
             pairs = [p for p in dict.fromkeys(finder.searcher.candidates(queries)) if p not in seen]
             seen.update(pairs)
@@ -229,8 +231,10 @@ def run_dedup(
     summary.timings.update(
         search_s=round(t_search, 3), verify_s=round(t_verify, 3), read_write_s=round(t_write, 3)
     )
-    if since_time is None:
-        summary.stale_relations_removed = remove_stale_relations(client, names, produced)
+    client.indices.refresh(index=names.relations)
+    summary.stale_relations_removed = remove_stale_relations(
+        client, names, produced, None if since_time is None else queried
+    )
     tc = time.monotonic()
     client.indices.refresh(index=[names.books, names.relations])
     updated, n_edition, n_work = write_clusters(client, names)
@@ -251,11 +255,38 @@ def run_dedup(
     return summary
 
 
-def remove_stale_relations(client: Elasticsearch, names: IndexNames, keep: set[str]) -> int:
-    """Delete relations a full run no longer finds (books changed, thresholds moved)."""
+def remove_stale_relations(
+    client: Elasticsearch, names: IndexNames, keep: set[str], touching: set[str] | None
+) -> int:
+    """Delete relations this run no longer finds (books changed, thresholds moved).
+
+    A full run owns every relation (``touching`` None); an incremental run only those that
+    involve the books it queried, so pairs of untouched books stay as earlier runs left them.
+    """
+    if touching is None:
+        hits = iter_documents(client, names.relations, source=False)
+    else:
+        ids = sorted(touching)
+        hits = (
+            hit
+            for start in range(0, len(ids), 1000)
+            for hit in iter_documents(
+                client,
+                names.relations,
+                query={
+                    "bool": {
+                        "should": [
+                            {"terms": {"a": ids[start : start + 1000]}},
+                            {"terms": {"b": ids[start : start + 1000]}},
+                        ]
+                    }
+                },
+                source=False,
+            )
+        )
     stale = (
         {"_op_type": "delete", "_index": names.relations, "_id": hit["_id"]}
-        for hit in iter_documents(client, names.relations, source=False)
+        for hit in hits
         if hit["_id"] not in keep
     )
     return bulk_write(client, stale).ok

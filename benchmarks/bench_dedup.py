@@ -1,0 +1,117 @@
+"""End-to-end job benchmark: generate N books, index, dedup, score against ground truth.
+
+Prints per-stage figures (books/s indexed, candidate queries/s, pairs verified/s), candidate
+recall and the fraction of all pairs verified, related-pair precision/recall, peak memory of
+this process and index size per book; a scaling curve when several sizes are given:
+
+    python benchmarks/bench_dedup.py --books 1000 3000 10000 --words-min 50000 --words-max 100000
+
+Needs a running node (ELASTICSEARCH_URL, default http://127.0.0.1:9200). Ends with one line
+``RESULT …`` for the largest size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+from bookdup.evaluate import load_jsonl, relation_metrics
+from bookdup.generate.corpus import GeneratorConfig, generate_corpus
+from indexer.connection import ConnectionSettings, connect
+from indexer.dedup_job import run_dedup
+from indexer.index_job import run_index
+from indexer.schema import IndexNames, drop_indices
+from query.iterate import iter_documents
+
+
+def run_size(n_books: int, words: tuple[int, int], workdir: Path, seed: int) -> dict[str, float]:
+    out = workdir / f"corpus-{n_books}"
+    t0 = time.monotonic()
+    generate_corpus(
+        GeneratorConfig(
+            seed=seed, n_books=n_books, words_min=words[0], words_max=words[1], noise=(0.0, 0.1)
+        ),
+        out,
+    )
+    gen_s = time.monotonic() - t0
+    client = connect(ConnectionSettings.from_env(timeout=300))
+    names = IndexNames(f"bench-{n_books}")
+    drop_indices(client, names)
+    t0 = time.monotonic()
+    index = run_index(client, names, [out / "books"])
+    index_s = time.monotonic() - t0
+    t0 = time.monotonic()
+    dedup = run_dedup(client, names)
+    dedup_s = time.monotonic() - t0
+    truth = load_jsonl(out / "ground_truth.jsonl")
+    predicted = [h["_source"] for h in iter_documents(client, names.relations)]
+    related = relation_metrics(truth, predicted)["RELATED"]
+    stats = client.indices.stats(index=names.books, metric="store").body
+    store_bytes = stats["_all"]["primaries"]["store"]["size_in_bytes"]
+    all_pairs = n_books * (n_books - 1) / 2
+    found = {(r["a"], r["b"]) for r in predicted}
+    truth_pairs = {tuple(sorted((t["a"], t["b"]))) for t in truth}
+    row = {
+        "books": n_books,
+        "generate_s": gen_s,
+        "index_s": index_s,
+        "books_per_s": index.indexed / index_s,
+        "dedup_s": dedup_s,
+        "total_s": index_s + dedup_s,
+        "queries_per_s": dedup.query_books / max(dedup.timings.get("search_s", 1e-9), 1e-9),
+        "pairs_verified_per_s": dedup.timings.get("pairs_verified_per_s", 0.0),
+        "candidate_pairs": dedup.candidate_pairs,
+        "fraction_verified": dedup.verified_pairs / all_pairs,
+        "relation_recall_of_truth": len(found & truth_pairs) / max(len(truth_pairs), 1),
+        "precision": related["precision"],
+        "recall": related["recall"],
+        "index_kb_per_book": store_bytes / 1024 / n_books,
+        "failures": len(index.failures),
+    }
+    drop_indices(client, names)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--books", type=int, nargs="+", default=[1000])
+    parser.add_argument("--words-min", type=int, default=50_000)
+    parser.add_argument("--words-max", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.books:
+            row = run_size(n, (args.words_min, args.words_max), Path(tmp), args.seed)
+            rows.append(row)
+            print(
+                " ".join(
+                    f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()
+                ),
+                flush=True,
+            )
+    base = rows[0]
+    for row in rows[1:]:
+        growth = row["total_s"] / base["total_s"]
+        print(
+            f"scaling {base['books']}→{row['books']} books: x{row['books'] / base['books']:.1f}"
+            f" books, x{growth:.2f} time"
+        )
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    last = rows[-1]
+    print(
+        f"RESULT books={last['books']} total_s={last['total_s']:.1f} "
+        f"books_per_s={last['books_per_s']:.2f} queries_per_s={last['queries_per_s']:.1f} "
+        f"pairs_verified_per_s={last['pairs_verified_per_s']:.1f} "
+        f"fraction_verified={last['fraction_verified']:.5f} "
+        f"candidate_truth_recall={last['relation_recall_of_truth']:.3f} "
+        f"precision={last['precision']:.3f} recall={last['recall']:.3f} "
+        f"index_kb_per_book={last['index_kb_per_book']:.1f} peak_mb={peak_mb:.0f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
