@@ -1,0 +1,185 @@
+"""Real Gutenberg books on a real node: ground-truth relations, collapsed catalog search,
+"other editions" of an indexed book and of a file that is not in the index.
+
+Boilerplate note. Every book here carries the Project Gutenberg licence, so every pair of the
+ten books shares bands and unique words and is a candidate. The max-df cut that removes such
+keys from the queries needs a key to be held by more than ``CandidateParams.min_max_df`` (20)
+books, so with ten books it cuts nothing (``stop_terms == 0``) and all 45 pairs are verified.
+The verification does not fall for the licence: the classifier's DUPNIQ-its / |LCS| / coverage
+gates leave every unrelated pair UNRELATED, which the tests below check. Lowering the cut to fit
+this corpus is worse, not better: with ``min_max_df=3`` the words that the four *Alice* books
+share (their names, the story's own vocabulary) count as boilerplate too, and the abridged
+English *Alice* loses its German translation. So the defaults are tested as they are.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bookdup.cluster import cluster_id
+from indexer.dedup_job import run_dedup
+from indexer.index_job import IndexOptions, run_index
+from indexer.schema import IndexNames, drop_indices
+from query.catalog import catalog_search
+from query.editions import lookup_book, related_books
+from query.iterate import iter_documents
+from tests.fixtures_books import gutenberg_body, paginate, write_txt
+
+ALICE = ("alice-en-pg11", "alice-en-rackham-pg28885", "alice-en-storyland-pg19033")
+ALICE_DE = "alice-de-zimmermann-pg19778"
+LOOKING_GLASS = "lookingglass-en-pg12"
+TOM, TOM_PART1 = "tomsawyer-en-pg74", "tomsawyer-en-part1-pg7193"
+CAROL = ("carol-en-pg46", "carol-en-rackham-pg24022")
+WALDEN = "walden-en-pg205"
+BOOKS = (*ALICE, ALICE_DE, LOOKING_GLASS, TOM, TOM_PART1, *CAROL, WALDEN)
+EDITION_CLASSES = {"EXACT", "SAME_PAGINATION", "DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET"}
+
+
+def key(a: str, b: str) -> str:
+    return f"{a}|{b}" if a < b else f"{b}|{a}"
+
+
+@pytest.fixture(scope="module")
+def real(es_client, gutenberg):
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    indexed = run_index(
+        es_client, names, [gutenberg / f"{b}.txt" for b in BOOKS], IndexOptions(workers=2)
+    )
+    summary = run_dedup(es_client, names)
+    es_client.indices.refresh(index=[names.books, names.relations])
+    rels = {h["_id"]: h["_source"] for h in iter_documents(es_client, names.relations)}
+    yield names, indexed, summary, rels
+    drop_indices(es_client, names)
+
+
+def test_ground_truth_relations_of_real_books(real) -> None:
+    _, indexed, summary, rels = real
+    assert (indexed.indexed, indexed.failures) == (len(BOOKS), [])
+    # the licence makes every pair a candidate and no key is cut (see the module docstring)
+    assert (summary.stop_terms, summary.candidate_pairs) == (0, len(BOOKS) * (len(BOOKS) - 1) // 2)
+    assert summary.verified_pairs == summary.candidate_pairs
+
+    # editions of one text found, as edition classes
+    for a, b in [(ALICE[0], ALICE[1]), (ALICE[0], ALICE[2]), (ALICE[1], ALICE[2]), CAROL]:
+        assert rels[key(a, b)]["relation"] in EDITION_CLASSES, (a, b)
+    assert rels[key(*CAROL)]["cs"] > 0.9 and rels[key(ALICE[0], ALICE[1])]["cs"] > 0.9
+    # the first three chapters of Tom Sawyer inside the whole book, with the direction
+    part = rels[key(TOM, TOM_PART1)]
+    assert (part["relation"], part["a"], part["direction"]) == (
+        "CONTIGUOUS_SUBSET",
+        TOM_PART1,
+        "a_in_b",
+    )
+    # the German Alice is a translation of the English ones
+    for english in ALICE:
+        rel = rels[key(english, ALICE_DE)]
+        assert (rel["relation"], rel["translated"]) == ("TRANSLATION", True), english
+    # nothing else: Looking-Glass (same author, same heroine) and Walden are unrelated to all
+    related = {key(a, b) for a, b in [(ALICE[0], ALICE[1]), (ALICE[0], ALICE[2])]}
+    related |= {key(ALICE[1], ALICE[2]), key(*CAROL), key(TOM, TOM_PART1)}
+    related |= {key(e, ALICE_DE) for e in ALICE}
+    assert set(rels) == related
+    assert not any(LOOKING_GLASS in k or WALDEN in k for k in rels)
+
+
+def test_clusters_of_real_books(es_client, real) -> None:
+    names, _, summary, _ = real
+    es_client.indices.refresh(index=names.books)
+    fields = ["edition_cluster", "work_cluster"]
+    ids = {
+        h["_id"]: (h["_source"]["edition_cluster"], h["_source"]["work_cluster"])
+        for h in iter_documents(es_client, names.books, source=fields)
+    }
+    assert {ids[b][0] for b in ALICE} == {cluster_id(ALICE)}
+    assert ids[ALICE_DE][0] == cluster_id([ALICE_DE])
+    assert {ids[b][1] for b in (*ALICE, ALICE_DE)} == {cluster_id([*ALICE, ALICE_DE])}
+    assert ids[TOM] == ids[TOM_PART1] == (cluster_id([TOM, TOM_PART1]),) * 2
+    assert ids[LOOKING_GLASS] == (cluster_id([LOOKING_GLASS]),) * 2
+    assert (summary.edition_clusters, summary.work_clusters) == (6, 5)
+
+
+# --- catalog search with collapse ----------------------------------------------------------
+
+
+def test_catalog_search_returns_one_hit_per_edition_cluster(es_client, real) -> None:
+    names = real[0]
+    flat = catalog_search(
+        es_client, names.books, "Alice Wonderland Wunderland", collapse=None, size=20
+    )
+    flat_ids = {r["book_id"] for r in flat}
+    assert set(ALICE) | {ALICE_DE} <= flat_ids  # every edition matches on its own
+
+    hits = catalog_search(es_client, names.books, "Alice Wonderland Wunderland", size=20)
+    clusters = [r["edition_cluster"] for r in hits]
+    assert len(clusters) == len(set(clusters))  # one hit per edition cluster
+    assert len(hits) == len(flat) - (len(ALICE) - 1)  # the three English Alices collapse
+    (english,) = [r for r in hits if r["edition_cluster"] == cluster_id(ALICE)]
+    assert english["book_id"] in ALICE
+    assert english["cluster_size"] == len(ALICE)
+    assert sorted(e["book_id"] for e in english["editions"]) == sorted(ALICE)
+    assert any(r["book_id"] == ALICE_DE for r in hits)  # another language, another cluster
+
+    works = catalog_search(
+        es_client, names.books, "Alice Wonderland Wunderland", collapse="work", size=20
+    )
+    (work,) = [r for r in works if r["work_cluster"] == cluster_id([*ALICE, ALICE_DE])]
+    assert work["cluster_size"] == len(ALICE) + 1
+    assert not any(r["book_id"] == ALICE_DE for r in works if r is not work)
+
+    german = catalog_search(es_client, names.books, "Alice Wunderland", language="de")
+    assert [r["book_id"] for r in german] == [ALICE_DE]
+
+
+# --- other editions / translations ---------------------------------------------------------
+
+
+def test_related_books_are_oriented_from_the_books_side(es_client, real) -> None:
+    names = real[0]
+    whole = related_books(es_client, names.books, names.relations, TOM)
+    assert whole["book"]["book_id"] == TOM
+    assert [(r["book_id"], r["relation"], r["direction"]) for r in whole["relations"]] == [
+        (TOM_PART1, "CONTIGUOUS_SUBSET", "other_in_this")
+    ]
+    part = related_books(es_client, names.books, names.relations, TOM_PART1)
+    assert [(r["book_id"], r["direction"]) for r in part["relations"]] == [(TOM, "this_in_other")]
+    assert part["relations"][0]["language"] == "en"
+
+    alice = related_books(es_client, names.books, names.relations, ALICE[0])
+    found = {r["book_id"]: r for r in alice["relations"]}
+    assert set(found) == {ALICE[1], ALICE[2], ALICE_DE}
+    assert found[ALICE_DE]["relation"] == "TRANSLATION"
+    assert found[ALICE_DE]["languages"] == ["de", "en"] and found[ALICE_DE]["language"] == "de"
+    confidences = [r["confidence"] for r in alice["relations"]]
+    assert confidences == sorted(confidences, reverse=True)
+    assert alice["book"]["edition_cluster"] == cluster_id(ALICE)
+
+    with pytest.raises(KeyError):
+        related_books(es_client, names.books, names.relations, "not-a-book")
+
+
+def test_lookup_of_a_file_not_in_the_index_finds_its_editions(
+    es_client, real, tmp_path: Path
+) -> None:
+    names = real[0]
+    body = gutenberg_body(CAROL[0])
+    copy = write_txt(tmp_path / "carol-scan.txt", paginate(body, 33))  # another pagination
+    result = lookup_book(es_client, names, copy)
+    assert result["book"]["book_id"] == "carol-scan"
+    assert result["book"]["language"] == "en"
+    found = {r["book_id"]: r for r in result["relations"]}
+    assert set(found) == set(CAROL)
+    assert all(r["relation"] in EDITION_CLASSES for r in found.values())
+    assert found[CAROL[0]]["cs"] > 0.9
+
+    stave1 = write_txt(tmp_path / "carol-stave1.txt", paginate(body[: len(body) // 4], 40))
+    result = lookup_book(es_client, names, stave1)
+    found = {r["book_id"]: (r["relation"], r["direction"]) for r in result["relations"]}
+    assert found == {c: ("CONTIGUOUS_SUBSET", "this_in_other") for c in CAROL}
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="empty file"):
+        lookup_book(es_client, names, empty)
