@@ -14,6 +14,7 @@ import numpy as np
 from elasticsearch import Elasticsearch
 
 from bookdup.boilerplate import drop_common_words
+from bookdup.classify import CLASSIFIER_PARAMS
 from bookdup.compare import compare_features
 from bookdup.dictionary import Dictionary, available_pairs, load_dictionary
 from bookdup.features import BookFeatures, features_from_doc
@@ -91,14 +92,21 @@ class Dictionaries:
         return self._loaded[(source, target)]
 
 
+# Below these its scores the classifier can only answer UNRELATED (its evidence gate and the
+# lower edge of its TRANSLATION ramp), so the core may reject such pairs without computing
+# page signals: a lossless fast path, which is what makes most candidates cheap.
+SAME_LANGUAGE_FLOOR = CLASSIFIER_PARAMS.min_its[0]
+TRANSLATION_FLOOR = CLASSIFIER_PARAMS.translation_its[0]
+
+
 def verify(a: BookFeatures, b: BookFeatures, dictionaries: Dictionaries) -> dict[str, Any] | None:
     """Compare one candidate pair with the core; None when no dictionary links the languages."""
     if a.language == b.language or "und" in (a.language, b.language):
-        return compare_features(a, b)
+        return compare_features(a, b, threshold=SAME_LANGUAGE_FLOOR)
     dictionary = dictionaries.get(a.language, b.language)
     if dictionary is None:
         return None
-    return compare_features(a, b, dictionary=dictionary)
+    return compare_features(a, b, dictionary=dictionary, threshold=TRANSLATION_FLOOR)
 
 
 class CandidateSearcher:
