@@ -208,13 +208,16 @@ def test_fixing_a_jsonl_line_does_not_turn_the_following_records_into_duplicates
 
 KILLED_JOB = """
 import sys
+import time
 from pathlib import Path
 from indexer.connection import ConnectionSettings, connect
 from indexer.index_job import IndexOptions, run_index
 from indexer.schema import IndexNames
 paths = [Path(p) for p in sys.argv[2:]]
 client = connect(ConnectionSettings.from_env())
-run_index(client, IndexNames(sys.argv[1]), paths, IndexOptions(workers=1, bulk_chunk=2))
+options = IndexOptions(workers=1, bulk_chunk=2)
+# a slow job whatever the machine: ~0.1 s per book, so the test can kill it half way
+run_index(client, IndexNames(sys.argv[1]), paths, options, progress=lambda _: time.sleep(0.1))
 """
 
 
@@ -243,6 +246,7 @@ def test_a_killed_job_resumes_and_indexes_every_book_exactly_once(
             os.killpg(job.pid, signal.SIGKILL)
         job.wait(timeout=30)
     assert job.returncode == -signal.SIGKILL, "the job ended before it could be killed"
+    time.sleep(0.5)  # a bulk request the job sent just before dying is still applied
     es_client.indices.refresh(index=index_names.books)
     done_before = es_client.count(index=index_names.books)["count"]
     assert 4 <= done_before < len(paths)
