@@ -34,7 +34,7 @@ class ElasticsearchUnavailable(RuntimeError):
 class ConnectionSettings:
     """Where the cluster is and how to authenticate; secrets excluded from repr."""
 
-    url: str = DEFAULT_URL
+    url: str = field(default=DEFAULT_URL, repr=False)
     api_key: str | None = field(default=None, repr=False)
     username: str | None = None
     password: str | None = field(default=None, repr=False)
@@ -55,6 +55,10 @@ class ConnectionSettings:
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        auth = "api_key" if self.api_key else ("basic" if self.username else "none")
+        return f"ConnectionSettings(url={self.safe_url!r}, auth={auth}, timeout={self.timeout})"
 
     @property
     def safe_url(self) -> str:
