@@ -65,8 +65,10 @@ def evaluate(ctx: Any, corpus: Path, reuse: bool, report: Path | None) -> None:
     dedup = None
     if not reuse:
         drop_indices(client, names)
-        books_dir = json.loads((corpus / "corpus.json").read_text()).get("config", {}).get(
-            "books_dir", "books"
+        books_dir = (
+            json.loads((corpus / "corpus.json").read_text())
+            .get("config", {})
+            .get("books_dir", "books")
         )
         t0 = time.monotonic()
         summary = run_index(client, names, [corpus / books_dir])

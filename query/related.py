@@ -138,7 +138,7 @@ class CandidateSearcher:
             UNIQ_FIELD,
             picked,
             p.min_shared(len(picked)),
-            p.max_candidates,
+            p.max_translation_candidates if language else p.max_candidates,
             language=language,
         )
 
