@@ -15,7 +15,7 @@ a full run. Every write is idempotent (relation ids are ``a|b``), so a killed ru
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,7 +28,7 @@ from indexer.bulk import bulk_write
 from indexer.runs import RunRecorder, get_run
 from indexer.schema import IndexNames, ensure_indices
 from query.candidates import CandidateParams
-from query.iterate import iter_documents
+from query.iterate import batched, iter_documents
 from query.related import RelationFinder
 
 SKIP_FLAGS = frozenset({"empty", "no_unique_words", "alphabetical"})
@@ -120,17 +120,6 @@ def relation_document(
     }
 
 
-def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def run_dedup(
     client: Elasticsearch,
     names: IndexNames,
@@ -180,7 +169,7 @@ def run_dedup(
         hits = iter_documents(
             client, names.books, query=query, source=["features", "uniq", "flags"], page_size=200
         )
-        for batch in _batched(hits, params.batch_size):
+        for batch in batched(hits, params.batch_size):
             queries: list[tuple[BookFeatures, list[str]]] = []
             for hit in batch:
                 src = hit["_source"]

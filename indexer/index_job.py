@@ -28,6 +28,7 @@ from indexer.readers import ReadError, iter_books
 from indexer.retry import with_retries
 from indexer.runs import RunRecorder
 from indexer.schema import IndexNames, ensure_indices
+from query.iterate import batched
 
 EXCERPT_WORDS = 300  # enough text for catalog search snippets without storing whole books
 
@@ -179,17 +180,6 @@ class _Lookup:
         return out
 
 
-def _batched(items: Iterable[Book | ReadError], size: int) -> Iterator[list[Book | ReadError]]:
-    batch: list[Book | ReadError] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def run_index(
     client: Elasticsearch,
     names: IndexNames,
@@ -232,7 +222,7 @@ def run_index(
                 yield {"_index": names.books, "_id": book.id, "_source": result}
 
         items = iter_books(paths, lines_per_page=options.lines_per_page, encoding=options.encoding)
-        for batch in _batched(items, options.lookup_batch):
+        for batch in batched(items, options.lookup_batch):
             books = []
             for item in batch:
                 summary.read += 1

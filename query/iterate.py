@@ -7,8 +7,8 @@ with the ``_shard_doc`` tiebreaker pages through millions of documents without d
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
 
 from elasticsearch import Elasticsearch
 
@@ -51,3 +51,18 @@ def iter_documents(
     finally:
         with contextlib.suppress(Exception):  # the PIT expires by itself anyway
             client.close_point_in_time(id=pit)
+
+
+T = TypeVar("T")
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Lists of ``size`` items (the last one shorter): msearch and mget work per batch."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -14,14 +14,10 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-RELATIONS = (
-    "EXACT",
-    "SAME_PAGINATION",
-    "DIFFERENT_PAGINATION",
-    "CONTIGUOUS_SUBSET",
-    "OVERLAPPING_TEXT",
-    "TRANSLATION",
-)
+from bookdup.classify import RELATIONS as _CLASSIFIER_RELATIONS
+
+# Ground truth names every related pair, so every class but UNRELATED.
+RELATIONS = tuple(r for r in _CLASSIFIER_RELATIONS if r != "UNRELATED")
 
 
 @dataclass(frozen=True)
