@@ -217,7 +217,7 @@ def _cached_dictionary(src: str, tgt: str, index: Path, data: Path, invert: bool
             words, translations = pickle.load(fh)
         return Dictionary(src, tgt, words.split("\n"), translations.split("\n"), origin)
     except (OSError, pickle.UnpicklingError, EOFError, ValueError):
-        pass
+        pass  # no usable cache file: parse the dictd files below
     table = _invert(_parse(tgt, src, index, data)) if invert else _parse(src, tgt, index, data)
     d = Dictionary.from_mapping(src, tgt, table, origin)
     try:

@@ -31,7 +31,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def log_message(self, *args: object) -> None:
-        pass
+        pass  # keep the test output clean
 
 
 @pytest.fixture
