@@ -44,7 +44,6 @@ class IndexOptions:
     # needed to find boilerplate words; queries use a consistent 1-in-N sample of them.
     uniq_modulus: int = 1
     lookup_batch: int = 64  # books whose stored hashes are fetched in one mget
-    # Books per bulk request: a killed job loses at most this many books' extraction work.
     # Books per bulk request: small enough that a killed job loses little extraction work
     # and a request stays a few MB (a 50K-word book's document is ~100-300 KB).
     bulk_chunk: int = 20
