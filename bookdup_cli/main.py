@@ -292,6 +292,19 @@ def editions_cmd(
         click.echo("  no related books found")
 
 
+@cli.command("reset")
+@click.option("--yes", is_flag=True, help="do not ask for confirmation")
+@pass_context
+def reset_cmd(ctx: Context, yes: bool) -> None:
+    """Delete this prefix's books, relations and runs indices (everything bookdup wrote)."""
+    from indexer.schema import drop_indices
+
+    if not yes:
+        click.confirm(f"delete all {ctx.names.prefix}-* indices?", abort=True)
+    drop_indices(ctx.client(), ctx.names)
+    click.echo(f"deleted the {ctx.names.prefix}-books, -relations and -runs indices")
+
+
 @cli.command("demo")
 @click.option(
     "--corpus",

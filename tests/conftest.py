@@ -42,6 +42,12 @@ def es_client(es_settings):
         pytest.fail(f"{exc} (run `bookdup es up` first)", pytrace=False)
 
 
+@pytest.fixture(scope="session")
+def es_url_args(es_client, es_settings) -> list[str]:
+    """CLI arguments that point `bookdup` at the test node."""
+    return ["--es-url", es_settings.url]
+
+
 @pytest.fixture
 def index_names(es_client) -> Iterator[object]:
     """A fresh index prefix per test, dropped afterwards."""
