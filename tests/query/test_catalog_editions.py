@@ -3,7 +3,7 @@
 
 Boilerplate note. Every book here carries the Project Gutenberg licence, so every pair of the
 ten books shares bands and unique words and is a candidate. The max-df cut that removes such
-keys from the queries needs a key to be held by more than ``CandidateParams.min_max_df`` (20)
+keys from the queries needs a key to be held by more than ``CandidateParams.min_max_df`` (50)
 books, so with ten books it cuts nothing (``stop_terms == 0``) and all 45 pairs are verified.
 The verification does not fall for the licence: the classifier's DUPNIQ-its / |LCS| / coverage
 gates leave every unrelated pair UNRELATED, which the tests below check. Lowering the cut to fit
