@@ -36,7 +36,7 @@ import numpy as np
 
 from bookdup.boilerplate import drop_common_words
 from bookdup.compare import compare_features
-from bookdup.dictionary import load_dictionary
+from bookdup.dictionary import Dictionary, load_dictionary
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.uniquewords import UniqueWords
@@ -130,16 +130,21 @@ def timed(fn: Callable[[Any, Any], Any], pairs: list[Pair], repeats: int) -> tup
     return len(pairs) / statistics.median(times), out
 
 
-def main() -> None:
+def prepared_mix(default_repeats: int) -> tuple[int, list[Pair], list[Pair], Dictionary]:
+    """Command-line options, then the boilerplate-stripped candidate mix both benchmarks time."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=default_repeats)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-df", type=float, default=0.2)
     args = ap.parse_args()
     books, dropped = strip_boilerplate(load_features(), args.max_df)
     pairs, trans, text = candidate_mix(books, args.seed)
     print(f"mix: {text}; {dropped} words in > {args.max_df:.0%} of books dropped")
-    en_de = load_dictionary("en", "de")
+    return args.repeats, pairs, trans, load_dictionary("en", "de")
+
+
+def main() -> None:
+    repeats, pairs, trans, en_de = prepared_mix(default_repeats=3)
 
     def fast(a: BookFeatures, b: BookFeatures) -> dict:
         return compare_features(a, b, threshold=SAME_THRESHOLD)
@@ -153,10 +158,10 @@ def main() -> None:
     def full_t(a: BookFeatures, b: BookFeatures) -> dict:
         return compare_features(a, b, dictionary=en_de)
 
-    rate, out = timed(fast, pairs, args.repeats)
-    base, ref = timed(full, pairs, args.repeats)
-    t_rate, t_out = timed(fast_t, trans, args.repeats)
-    t_base, t_ref = timed(full_t, trans, args.repeats)
+    rate, out = timed(fast, pairs, repeats)
+    base, ref = timed(full, pairs, repeats)
+    t_rate, t_out = timed(fast_t, trans, repeats)
+    t_base, t_ref = timed(full_t, trans, repeats)
     for o, r in zip(out + t_out, ref + t_ref, strict=True):
         assert o["pruned"] or o == r, "an accepted pair differs from the full path"
     rejected = sum(o["pruned"] for o in out) / len(out)

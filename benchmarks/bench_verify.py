@@ -18,26 +18,15 @@ Figures, medians over repeats, each against a baseline run in the same process:
 
 from __future__ import annotations
 
-import argparse
-
-from bench_compare import candidate_mix, load_features, strip_boilerplate, timed
+from bench_compare import prepared_mix, timed
 
 from bookdup.compare import compare_features
-from bookdup.dictionary import load_dictionary
 from bookdup.features import BookFeatures
 from bookdup.verify import Verification, verify_pair
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-df", type=float, default=0.2)
-    args = ap.parse_args()
-    books, dropped = strip_boilerplate(load_features(), args.max_df)
-    pairs, trans, text = candidate_mix(books, args.seed)
-    print(f"mix: {text}; {dropped} words in > {args.max_df:.0%} of books dropped")
-    en_de = load_dictionary("en", "de")
+    repeats, pairs, trans, en_de = prepared_mix(default_repeats=5)
 
     def fast(a: BookFeatures, b: BookFeatures) -> Verification | None:
         return verify_pair(a, b, threshold=0.72)
@@ -58,8 +47,8 @@ def main() -> None:
         v.alignment  # noqa: B018
         return v
 
-    rate, out = timed(fast, pairs, args.repeats)
-    base, ref = timed(full, pairs, args.repeats)
+    rate, out = timed(fast, pairs, repeats)
+    base, ref = timed(full, pairs, repeats)
     pruned = sum(v is None for v in out) / len(pairs)
     accepted = sum(v is not None and v.its >= 0.72 for v in out)
     assert accepted == sum(v.its >= 0.72 for v in ref), "pruning changed a decision"
@@ -68,19 +57,19 @@ def main() -> None:
     survivors = [p for p, v in zip(pairs, out, strict=True) if v is not None]
     rejected = [p for p, v in zip(pairs, out, strict=True) if v is None]
     print(
-        f"  cost split: pruned pairs alone {timed(fast, rejected, args.repeats)[0]:,.0f} pairs/s,"
-        f" surviving pairs alone {timed(fast, survivors, args.repeats)[0]:,.0f} pairs/s"
+        f"  cost split: pruned pairs alone {timed(fast, rejected, repeats)[0]:,.0f} pairs/s,"
+        f" surviving pairs alone {timed(fast, survivors, repeats)[0]:,.0f} pairs/s"
     )
 
-    t_rate, t_out = timed(fast_t, trans, args.repeats)
-    t_base, t_ref = timed(full_t, trans, args.repeats)
+    t_rate, t_out = timed(fast_t, trans, repeats)
+    t_base, t_ref = timed(full_t, trans, repeats)
     assert [v is not None and v.its >= 0.49 for v in t_out] == [v.its >= 0.49 for v in t_ref]
     t_pass = sum(v is not None and v.its >= 0.49 for v in t_out) / len(trans)
     print(
         f"translated en->de, TRANS-its 0.49: {t_rate:,.0f} pairs/s vs full path {t_base:,.0f} "
         f"({t_rate / t_base:.1f}x); passing (aligned) fraction {t_pass:.3f}"
     )
-    c_rate, _ = timed(lambda a, b: compare_features(a, b, threshold=0.72), pairs, args.repeats)
+    c_rate, _ = timed(lambda a, b: compare_features(a, b, threshold=0.72), pairs, repeats)
     print(f"compare_features, its 0.72: {c_rate:,.0f} pairs/s")
     print(
         f"RESULT pairs_per_s={rate:.0f} translated_pairs_per_s={t_rate:.0f} "
