@@ -70,6 +70,7 @@ def run_size(n_books: int, words: tuple[int, int], workdir: Path, seed: int) -> 
         "recall": related["recall"],
         "index_kb_per_book": store_bytes / 1024 / n_books,
         "failures": len(index.failures),
+        **{f"dedup_{k}": float(v) for k, v in dedup.timings.items()},
     }
     drop_indices(client, names)
     return row

@@ -149,8 +149,6 @@ def explain(
         return {}
     finder = RelationFinder(client, names, DedupParams().candidates)
     ids = sorted({i for p in pairs for i in p})
-    docs = client.mget(index=names.books, ids=ids, source=["uniq"]).body["docs"]
-    uniq = {d["_id"]: d["_source"].get("uniq", []) for d in docs if d.get("found")}
     feats = finder.cache.get_many(ids)
     out: dict[tuple[str, str], str] = {}
     for a, b in pairs:
@@ -158,8 +156,8 @@ def explain(
         if a not in feats or b not in feats:
             out[key] = "book missing from the index"
             continue
-        cand = set(finder.searcher.candidates([(feats[a], uniq.get(a, []))]))
-        cand |= set(finder.searcher.candidates([(feats[b], uniq.get(b, []))]))
+        cand = set(finder.searcher.candidates([feats[a]]))
+        cand |= set(finder.searcher.candidates([feats[b]]))
         is_cand = key in cand
         results = list(finder.verify_pairs([key]))
         la, lb = feats[key[0]].language, feats[key[1]].language

@@ -12,15 +12,16 @@ import dataclasses
 
 import numpy as np
 
+from bookdup.arrays import isin_sorted
 from bookdup.features import BookFeatures
 from bookdup.uniquewords import UniqueWords
 
 
 def drop_common_words(features: BookFeatures, common: np.ndarray) -> BookFeatures:
-    """A copy of ``features`` whose unique-word sequence skips the hashes in ``common``."""
+    """A copy of ``features`` whose unique-word sequence skips the hashes in sorted ``common``."""
     if common.size == 0 or features.unique.hashes.size == 0:
         return features
-    keep = ~np.isin(features.unique.hashes, common, assume_unique=False)
+    keep = ~isin_sorted(features.unique.hashes, common)
     if keep.all():
         return features
     words = [w for w, k in zip(features.unique.words, keep.tolist(), strict=True) if k]

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from bookdup.arrays import distinct
 from bookdup.langid import ALL_STOPWORDS, detect_language_counts
 from bookdup.lsh import band_keys, choose_bands
 from bookdup.minhash import (
@@ -221,4 +222,4 @@ def unique_sample_terms(f: BookFeatures, modulus: int) -> list[str]:
     The sample depends only on the word, so two books sample the same shared words.
     """
     h = f.unique.hashes
-    return [f"{x:08x}" for x in np.unique(h[h % np.uint32(modulus) == 0]).tolist()]
+    return [f"{x:08x}" for x in distinct(h[h % np.uint32(modulus) == 0]).tolist()]

@@ -103,7 +103,7 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         hashes = np.asarray(u.hashes, dtype=np.uint32)
         pages = np.asarray(u.pages, dtype=np.int32)
     else:
-        hashes, pages = translate_unique(u.words, u.pages, dictionary)
+        hashes, pages = translate_unique(u.words, u.pages, dictionary, hashes=u.hashes)
     order = np.argsort(hashes, kind="stable")
     ordered = hashes[order]
     keep = np.ones(ordered.size, dtype=bool)

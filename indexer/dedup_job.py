@@ -167,18 +167,17 @@ def run_dedup(
         nonlocal t_search, t_verify
         done = 0
         hits = iter_documents(
-            client, names.books, query=query, source=["features", "uniq", "flags"], page_size=200
+            client, names.books, query=query, source=["features", "flags"], page_size=200
         )
         for batch in batched(hits, params.batch_size):
-            queries: list[tuple[BookFeatures, list[str]]] = []
+            queries: list[BookFeatures] = []
             for hit in batch:
                 src = hit["_source"]
                 flags = set(src.get("flags", [])) & SKIP_FLAGS
                 if flags:
                     summary.skipped.append((hit["_id"], "flagged " + ",".join(sorted(flags))))
                     continue
-                f = finder.cache.put(features_from_doc(src["features"]))
-                queries.append((f, src.get("uniq", [])))
+                queries.append(finder.cache.put(features_from_doc(src["features"])))
             summary.query_books += len(queries)
             queried.update(hit["_id"] for hit in batch)
             ts = time.monotonic()

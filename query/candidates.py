@@ -9,12 +9,14 @@ out of the queries, as passim does with its max-df cut.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from elasticsearch import Elasticsearch
 
+from bookdup.arrays import distinct, isin_sorted
 from indexer.retry import with_retries
 
 BANDS_FIELD = "bands"
@@ -86,18 +88,19 @@ def high_df_terms(client: Elasticsearch, index: str, field: str, max_df: int) ->
     return stop
 
 
-def sample_terms(terms: Iterable[str], stop: set[str], target: int) -> list[str]:
-    """A consistent sample of hex hash terms (not in ``stop``) of about ``target`` terms.
+def sample_terms(hashes: np.ndarray, stop: np.ndarray, target: int) -> list[str]:
+    """A consistent sample of distinct word hashes (not in sorted ``stop``) as hex terms.
 
-    Terms are kept when their hash is divisible by the smallest power of two that brings the
-    count under ``target``; the rule depends only on the word, so the sampled words of a query
-    are found in every other book that holds them (all their hashes are indexed).
+    Hashes are kept when divisible by the smallest power of two that brings their count to
+    about ``target``; the rule depends only on the word, so the sampled words of a query are
+    found in every other book that holds them (all their hashes are indexed).
     """
-    pool = [int(t, 16) for t in terms if t not in stop]
+    pool = distinct(np.asarray(hashes, dtype=np.uint32))
+    pool = pool[~isin_sorted(pool, stop)]
     modulus = 1
-    while len(pool) > target * modulus:
+    while pool.size > target * modulus:
         modulus *= 2
-    return [f"{h:08x}" for h in pool if h % modulus == 0]
+    return [f"{h:08x}" for h in pool[pool % np.uint32(modulus) == 0].tolist()]
 
 
 def _counting_query(field: str, terms: Sequence[str], minimum: int) -> dict[str, Any]:

@@ -118,7 +118,7 @@ class CandidateSearcher:
         names: IndexNames,
         params: CandidateParams,
         stop_bands: set[str],
-        stop_uniq: set[str],
+        stop_uniq: np.ndarray,
         dictionaries: Dictionaries,
         languages: set[str],
     ) -> None:
@@ -130,9 +130,9 @@ class CandidateSearcher:
         self.dictionaries = dictionaries
         self.languages = languages
 
-    def _uniq_body(self, f: BookFeatures, terms: list[str], language: str | None) -> Any:
+    def _uniq_body(self, f: BookFeatures, hashes: np.ndarray, language: str | None) -> Any:
         p = self.params
-        picked = sample_terms(terms, self.stop_uniq, p.target_query_terms)
+        picked = sample_terms(hashes, self.stop_uniq, p.target_query_terms)
         return candidate_body(
             f.book_id,
             UNIQ_FIELD,
@@ -142,13 +142,13 @@ class CandidateSearcher:
             language=language,
         )
 
-    def bodies(self, f: BookFeatures, uniq: list[str]) -> list[dict[str, Any]]:
+    def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
         """Band query, unique-word query, one translated query per reachable language."""
         p = self.params
         bands = [t for t in f.bands if t not in self.stop_bands]
         out = [
             candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
-            self._uniq_body(f, uniq, None),
+            self._uniq_body(f, f.unique.hashes, None),
         ]
         for target in self.dictionaries.targets(f.language):
             if target not in self.languages:
@@ -156,16 +156,17 @@ class CandidateSearcher:
             dictionary = self.dictionaries.get(f.language, target)
             if dictionary is None:
                 continue
-            hashes, _ = translate_unique(f.unique.words, f.unique.pages, dictionary)
-            translated = [f"{h:08x}" for h in np.unique(hashes).tolist()]
-            out.append(self._uniq_body(f, translated, target))
+            hashes, _ = translate_unique(
+                f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
+            )
+            out.append(self._uniq_body(f, hashes, target))
         return [b for b in out if b is not None]
 
-    def candidates(self, batch: list[tuple[BookFeatures, list[str]]]) -> Iterator[tuple[str, str]]:
+    def candidates(self, batch: list[BookFeatures]) -> Iterator[tuple[str, str]]:
         bodies: list[dict[str, Any]] = []
         owners: list[str] = []
-        for f, uniq in batch:
-            for body in self.bodies(f, uniq):
+        for f in batch:
+            for body in self.bodies(f):
                 bodies.append(body)
                 owners.append(f.book_id)
         for owner, response in zip(
@@ -207,7 +208,7 @@ class RelationFinder:
             names,
             params,
             stop_bands,
-            stop_uniq,
+            common,
             self.dictionaries,
             indexed_languages(client, names.books),
         )
@@ -232,10 +233,7 @@ def find_related(
     """Relations of a book that is not in the index, against every indexed book."""
     finder = RelationFinder(client, names, CandidateParams())
     features = finder.cache.put(features)
-    uniq = [f"{h:08x}" for h in np.unique(features.unique.hashes).tolist()]
-    others = {
-        b if a == features.book_id else a for a, b in finder.searcher.candidates([(features, uniq)])
-    }
+    others = {b if a == features.book_id else a for a, b in finder.searcher.candidates([features])}
     found = finder.cache.get_many(sorted(others))
     out = []
     for other in found.values():
