@@ -24,6 +24,8 @@ def drop_common_words(features: BookFeatures, common: np.ndarray) -> BookFeature
     keep = ~isin_sorted(features.unique.hashes, common)
     if keep.all():
         return features
-    words = [w for w, k in zip(features.unique.words, keep.tolist(), strict=True) if k]
+    words = features.unique.words
+    if words is not None:
+        words = [w for w, k in zip(words, keep.tolist(), strict=True) if k]
     unique = UniqueWords(words, features.unique.hashes[keep], features.unique.pages[keep])
     return dataclasses.replace(features, unique=unique)

@@ -185,7 +185,7 @@ def features_to_doc(f: BookFeatures) -> dict[str, Any]:
         "n_words": f.n_words,
         "n_pages": f.n_pages,
         "content_hash": f.content_hash,
-        "unique_words": " ".join(f.unique.words),
+        "unique_words": " ".join(f.unique.words or ()),
         "unique_page_counts": page_counts.tolist(),
         "minhash": _b64(f.minhash, "<u4"),
         "page_minhashes": _b64(f.page_minhashes, "<u2"),
@@ -195,9 +195,13 @@ def features_to_doc(f: BookFeatures) -> dict[str, Any]:
     }
 
 
-def features_from_doc(d: dict[str, Any]) -> BookFeatures:
-    """Inverse of ``features_to_doc`` (unique-word hashes are recomputed from the words)."""
-    words = d["unique_words"].split()
+def features_from_doc(d: dict[str, Any], *, words: bool = True) -> BookFeatures:
+    """Inverse of ``features_to_doc`` (unique-word hashes are recomputed from the words).
+
+    ``words=False`` keeps only the hashes (``unique.words`` None): a dedup job caches
+    thousands of books for verification, ~100 KB each without the strings against ~800 KB.
+    """
+    split = d["unique_words"].split()
     counts = np.asarray(d["unique_page_counts"], dtype=np.int64)
     pages = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
     page_sigs = _unb64(d["page_minhashes"], "<u2").astype(np.uint16)
@@ -208,7 +212,7 @@ def features_from_doc(d: dict[str, Any]) -> BookFeatures:
         n_words=int(d["n_words"]),
         n_pages=int(d["n_pages"]),
         content_hash=d["content_hash"],
-        unique=UniqueWords(words, hash_words(words), pages),
+        unique=UniqueWords(split if words else None, hash_words(split), pages),
         minhash=_unb64(d["minhash"], "<u4").astype(np.uint32),
         page_minhashes=page_sigs.reshape(int(d["n_pages"]), int(d["page_perm"])),
         bands=list(d["bands"]),

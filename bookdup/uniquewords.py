@@ -20,14 +20,18 @@ from bookdup.text import PAGE_BREAK
 
 @dataclass
 class UniqueWords:
-    """Words seen once in the book, in reading order, with their hashes and 0-based pages."""
+    """Words seen once in the book, in reading order, with their hashes and 0-based pages.
 
-    words: list[str]
+    ``words`` is None in books loaded for verification only (``features_from_doc(...,
+    words=False)``): the strings are 4/5 of a book's memory and alignment needs only hashes.
+    """
+
+    words: list[str] | None
     hashes: np.ndarray  # uint32, mmh3 32-bit unsigned of each word
     pages: np.ndarray  # int32, 0-based page of each word
 
     def __len__(self) -> int:
-        return len(self.words)
+        return int(self.hashes.size)
 
 
 @dataclass

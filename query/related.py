@@ -65,7 +65,7 @@ class FeatureCache:
             ).body["docs"]
             for doc in docs:
                 if doc.get("found"):
-                    self.put(features_from_doc(doc["_source"]["features"]))
+                    self.put(features_from_doc(doc["_source"]["features"], words=False))
         out = {}
         for i in wanted:
             if i in self._items:
