@@ -57,35 +57,43 @@ class CandidateParams:
         return max(self.min_max_df, math.ceil(self.max_df_fraction * n_books))
 
 
+# Buckets per terms-aggregation response: under the cluster's search.max_buckets (65,536).
+_AGG_BUCKETS = 50_000
+
+
 def high_df_terms(client: Elasticsearch, index: str, field: str, max_df: int) -> set[str]:
-    """Every value of ``field`` held by more than ``max_df`` books (terms aggregation)."""
-    stop: set[str] = set()
-    partitions = 1
+    """Every value of ``field`` held by more than ``max_df`` books (terms aggregation).
+
+    One aggregation pass usually returns them all; when a page comes back full, the terms are
+    split into 8x as many hash partitions and fetched again (each partition is a full pass over
+    the field, so passes are kept few: at 1K books, 64 passes took 22 s against 0.4 s for one).
+    """
     search = with_retries()(client.search)
-    for partition in range(64):
-        if partition >= partitions:
-            break
-        response = search(
-            index=index,
-            size=0,
-            aggs={
-                "df": {
-                    "terms": {
-                        "field": field,
-                        "min_doc_count": max_df + 1,
-                        "size": 10000,
-                        "include": {"partition": partition, "num_partitions": partitions},
+    partitions = 1
+    while True:
+        stop: set[str] = set()
+        for partition in range(partitions):
+            response = search(
+                index=index,
+                size=0,
+                aggs={
+                    "df": {
+                        "terms": {
+                            "field": field,
+                            "min_doc_count": max_df + 1,
+                            "size": _AGG_BUCKETS,
+                            "include": {"partition": partition, "num_partitions": partitions},
+                        }
                     }
-                }
-            },
-        ).body
-        buckets = response["aggregations"]["df"]["buckets"]
-        if len(buckets) >= 10000 and partitions == 1:
-            partitions = 64  # very many boilerplate keys: page through them in partitions
-            stop.clear()
-            continue
-        stop.update(b["key"] for b in buckets)
-    return stop
+                },
+            ).body
+            buckets = response["aggregations"]["df"]["buckets"]
+            if len(buckets) >= _AGG_BUCKETS:
+                break
+            stop.update(b["key"] for b in buckets)
+        else:
+            return stop
+        partitions *= 8
 
 
 def sample_terms(hashes: np.ndarray, stop: np.ndarray, target: int) -> list[str]:
