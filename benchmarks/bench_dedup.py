@@ -28,14 +28,15 @@ from query.iterate import iter_documents
 
 
 def run_size(n_books: int, words: tuple[int, int], workdir: Path, seed: int) -> dict[str, float]:
-    out = workdir / f"corpus-{n_books}"
+    out = workdir / f"corpus-{n_books}-{words[0]}-{words[1]}-s{seed}"
     t0 = time.monotonic()
-    generate_corpus(
-        GeneratorConfig(
-            seed=seed, n_books=n_books, words_min=words[0], words_max=words[1], noise=(0.0, 0.1)
-        ),
-        out,
-    )
+    if not (out / "ground_truth.jsonl").exists():  # a kept --workdir reuses its corpora
+        generate_corpus(
+            GeneratorConfig(
+                seed=seed, n_books=n_books, words_min=words[0], words_max=words[1], noise=(0.0, 0.1)
+            ),
+            out,
+        )
     gen_s = time.monotonic() - t0
     client = connect(ConnectionSettings.from_env(timeout=300))
     names = IndexNames(f"bench-{n_books}")
@@ -82,11 +83,15 @@ def main() -> None:
     parser.add_argument("--words-min", type=int, default=50_000)
     parser.add_argument("--words-max", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--workdir", type=Path, help="keep generated corpora here and reuse them (default: temp)"
+    )
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.books:
-            row = run_size(n, (args.words_min, args.words_max), Path(tmp), args.seed)
+            workdir = args.workdir or Path(tmp)
+            row = run_size(n, (args.words_min, args.words_max), workdir, args.seed)
             rows.append(row)
             print(
                 " ".join(
