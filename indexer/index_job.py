@@ -1,4 +1,4 @@
-"""`bookdup index`: read a corpus, extract features on every core, stream them into the books index.
+"""`bookdup index`: read and extract every book on every core, stream them into the books index.
 
 Resumable by construction: every book is written under its own id with a hash of its raw
 content, and a book whose stored hash matches is skipped, so a killed job simply runs again.
@@ -24,7 +24,7 @@ from bookdup.cluster import cluster_id
 from bookdup.features import FeatureParams, extract_features, features_to_doc, unique_sample_terms
 from bookdup.model import Book
 from indexer.bulk import bulk_write
-from indexer.readers import ReadError, iter_books
+from indexer.readers import ReadError, Source, check_read_options, iter_sources, read_source
 from indexer.retry import with_retries
 from indexer.runs import RunRecorder
 from indexer.schema import IndexNames, ensure_indices
@@ -127,6 +127,101 @@ def _extract(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, 
         return f"feature extraction failed: {type(exc).__name__}: {exc}"
 
 
+def stored_verdict(
+    book_id: str, source: str | None, digest: str, stored: dict[str, Any] | None
+) -> str | None:
+    """What the stored document with the book's id says: None (index the book), "unchanged", or
+    the reason it is refused (another file's book holds the id)."""
+    if stored is None:
+        return None
+    if stored.get("raw_hash") == digest:
+        # Same id, same content: unchanged even if its file moved or, in JSONL, its line
+        # number shifted (both are part of ``source``).
+        return "unchanged"
+    if stored.get("source") and source and stored["source"] != source:
+        return f"duplicate id {book_id!r}: already indexed from {stored['source']}"
+    return None
+
+
+@dataclass(frozen=True)
+class _Task:
+    """The options a worker needs, sent with every work item."""
+
+    lines_per_page: int
+    encoding: str | None
+    uniq_modulus: int
+    params: FeatureParams
+
+
+@dataclass
+class _Outcome:
+    """What became of one work item, handed back to the main process in reading order.
+
+    ``book_id`` is None for input that could not be read (``verdict`` says why). ``verdict``
+    is otherwise the stored-document check (`stored_verdict`) when ``checked``, i.e. when it
+    was made under the book's real id; ``result`` is the document or the extraction error when
+    the book was extracted.
+    """
+
+    where: str
+    book_id: str | None = None
+    source: str | None = None
+    digest: str = ""
+    verdict: str | None = None
+    checked: bool = True
+    result: dict[str, Any] | str | None = None
+
+
+def _read_error(error: ReadError) -> _Outcome:
+    where = error.path if error.line is None else f"{error.path}:{error.line}"
+    return _Outcome(where, verdict=error.reason)
+
+
+def _checked_book(book: Book, digest: str, stored: dict[str, Any] | None) -> _Outcome:
+    """A book whose stored document was looked up under its own id; not extracted yet."""
+    verdict = stored_verdict(book.id, book.source, digest, stored)
+    return _Outcome(book.source or book.id, book.id, book.source, digest, verdict)
+
+
+def _build(book: Book, digest: str, task: _Task) -> _Outcome:
+    """Worker entry point for a book read in the main process (a JSONL record): extraction."""
+    result = _extract(book, task.uniq_modulus, task.params)
+    return _Outcome(book.source or book.id, book.id, book.source, digest, result=result)
+
+
+def _read_and_build(source: Source, stored: dict[str, Any] | None, task: _Task) -> _Outcome:
+    """Worker entry point for a book file or page folder: read and parse it, hash it, and unless
+    ``stored`` (the stored document under the id the file implies) shows it unchanged or
+    refused, extract it. Never raises across processes."""
+    try:
+        (item,) = read_source(source, lines_per_page=task.lines_per_page, encoding=task.encoding)
+    except Exception as exc:  # noqa: BLE001 - a reader bug must not stop the job either
+        return _Outcome(str(source.path), verdict=f"read failed: {type(exc).__name__}: {exc}")
+    if isinstance(item, ReadError):
+        return _read_error(item)
+    digest = raw_hash(item)
+    if item.id != source.default_id:  # metadata named another id: checked in the main process
+        outcome = _Outcome(item.source or item.id, item.id, item.source, digest, checked=False)
+    else:
+        outcome = _checked_book(item, digest, stored)
+        if outcome.verdict is not None:
+            return outcome
+    outcome.result = _extract(item, task.uniq_modulus, task.params)
+    return outcome
+
+
+def _work_items(
+    paths: list[Path], lines_per_page: int, encoding: str | None
+) -> Iterator[Source | Book | ReadError]:
+    """The walk's sources, except that JSONL files are read here, record by record: parsing a
+    line is cheap, and a JSONL file holds many books."""
+    for source in iter_sources(paths):
+        if isinstance(source, Source) and source.kind == "jsonl":
+            yield from read_source(source, lines_per_page=lines_per_page, encoding=encoding)
+        else:
+            yield source
+
+
 def count_inputs(paths: Iterable[Path]) -> int:
     """A cheap estimate of how many books ``paths`` hold, for the progress bar's ETA."""
     total = 0
@@ -142,43 +237,32 @@ def count_inputs(paths: Iterable[Path]) -> int:
 
 
 class _Lookup:
-    """Decides per book: new, changed, unchanged, or a duplicate id from another file."""
+    """Stored documents by id, and the ids already read in this job (the first one wins)."""
 
     def __init__(self, client: Elasticsearch, index: str) -> None:
         self._client = client
         self._index = index
         self._seen: dict[str, str] = {}  # id -> source, within this job
 
-    def classify(self, books: list[Book]) -> list[tuple[Book, str | None]]:
-        """(book, None) to index, (book, "unchanged"), or (book, <error reason>)."""
+    def stored(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """raw_hash and source of the stored documents among ``ids``, in one mget."""
+        if not ids:
+            return {}
         mget = with_retries()(self._client.mget)
-        found = mget(
-            index=self._index,
-            ids=[b.id for b in books],
-            source=["raw_hash", "source"],
-        ).body["docs"]
-        stored = {d["_id"]: d["_source"] for d in found if d.get("found")}
-        out: list[tuple[Book, str | None]] = []
-        for book in books:
-            earlier = self._seen.get(book.id)
-            if earlier is not None:
-                out.append((book, f"duplicate id {book.id!r}: already read from {earlier}"))
-                continue
-            self._seen[book.id] = book.source or "?"
-            doc = stored.get(book.id)
-            if doc is None:
-                out.append((book, None))
-            elif doc.get("raw_hash") == raw_hash(book):
-                # Same id, same content: unchanged even if its file moved or, in JSONL, its
-                # line number shifted (both are part of ``source``).
-                out.append((book, "unchanged"))
-            elif doc.get("source") and book.source and doc["source"] != book.source:
-                out.append(
-                    (book, f"duplicate id {book.id!r}: already indexed from {doc['source']}")
-                )
-            else:
-                out.append((book, None))
-        return out
+        found = mget(index=self._index, ids=ids, source=["raw_hash", "source"]).body["docs"]
+        return {d["_id"]: d["_source"] for d in found if d.get("found")}
+
+    def verdict(self, book_id: str, source: str | None, digest: str) -> str | None:
+        """`stored_verdict` for one book, looked up on its own (its id was not the expected one)."""
+        return stored_verdict(book_id, source, digest, self.stored([book_id]).get(book_id))
+
+    def first_read(self, book_id: str, source: str | None) -> str | None:
+        """None for the first book with this id in the job, else the reason this one is refused."""
+        earlier = self._seen.get(book_id)
+        if earlier is not None:
+            return f"duplicate id {book_id!r}: already read from {earlier}"
+        self._seen[book_id] = source or "?"
+        return None
 
 
 def run_index(
@@ -206,45 +290,67 @@ def run_index(
             progress(summary.indexed + summary.unchanged + len(summary.failures))
 
     def actions(pool: ProcessPoolExecutor) -> Iterator[dict[str, Any]]:
-        window: deque[tuple[Book, Future[dict[str, Any] | str]]] = deque()
+        # Reading, parsing and extraction run in the workers; this process walks the inputs,
+        # looks up stored hashes (one mget per batch) and settles each book in reading order.
+        task = _Task(options.lines_per_page, options.encoding, options.uniq_modulus, options.params)
+        window: deque[_Outcome | Future[_Outcome]] = deque()
         max_in_flight = options.workers * 4
+
+        def settle(outcome: _Outcome) -> dict[str, Any] | None:
+            """The document to write, or None once the book is counted as unchanged or failed."""
+            summary.read += 1
+            verdict = outcome.verdict
+            if outcome.book_id is not None:  # a book was read: first of its id, then stored
+                verdict = lookup.first_read(outcome.book_id, outcome.source) or (
+                    outcome.verdict
+                    if outcome.checked
+                    else lookup.verdict(outcome.book_id, outcome.source, outcome.digest)
+                )
+            if verdict is None and isinstance(outcome.result, str):
+                verdict = outcome.result  # feature extraction failed
+            if verdict == "unchanged":
+                summary.unchanged += 1
+            elif verdict is not None:
+                summary.failures.append((outcome.where, verdict))
+            else:
+                assert isinstance(outcome.result, dict)
+                return outcome.result
+            note()
+            return None
 
         def drain(limit: int) -> Iterator[dict[str, Any]]:
             while len(window) > limit:
-                book, future = window.popleft()
-                result = future.result()
-                if isinstance(result, str):
-                    summary.failures.append((book.source or book.id, result))
-                    note()
+                entry = window.popleft()
+                outcome = entry if isinstance(entry, _Outcome) else entry.result()
+                doc = settle(outcome)
+                if doc is None:
                     continue
-                result["index_run"] = recorder.run_id
-                result["indexed_at"] = recorder.now()
-                sources[book.id] = book.source or book.id
-                yield {"_index": names.books, "_id": book.id, "_source": result}
+                book_id = outcome.book_id
+                assert book_id is not None
+                doc["index_run"] = recorder.run_id
+                doc["indexed_at"] = recorder.now()
+                sources[book_id] = outcome.where
+                yield {"_index": names.books, "_id": book_id, "_source": doc}
 
-        items = iter_books(paths, lines_per_page=options.lines_per_page, encoding=options.encoding)
+        check_read_options(options.lines_per_page, options.encoding)
+        items = _work_items(paths, options.lines_per_page, options.encoding)
         for batch in batched(items, options.lookup_batch):
-            books = []
+            ids = {item.id for item in batch if isinstance(item, Book)}
+            ids.update(i.default_id for i in batch if isinstance(i, Source) and i.default_id)
+            stored = lookup.stored(sorted(ids))
             for item in batch:
-                summary.read += 1
                 if isinstance(item, ReadError):
-                    where = item.path if item.line is None else f"{item.path}:{item.line}"
-                    summary.failures.append((where, item.reason))
-                    note()
+                    window.append(_read_error(item))
+                elif isinstance(item, Source):
+                    expected = stored.get(item.default_id) if item.default_id else None
+                    window.append(pool.submit(_read_and_build, item, expected, task))
                 else:
-                    books.append(item)
-            for book, verdict in lookup.classify(books) if books else []:
-                if verdict == "unchanged":
-                    summary.unchanged += 1
-                    note()
-                elif verdict is not None:
-                    summary.failures.append((book.source or book.id, verdict))
-                    note()
-                else:
-                    window.append(
-                        (book, pool.submit(_extract, book, options.uniq_modulus, options.params))
-                    )
-                    yield from drain(max_in_flight)
+                    # a JSONL record, read here: only its extraction goes to a worker
+                    digest = raw_hash(item)
+                    outcome = _checked_book(item, digest, stored.get(item.id))
+                    extract = outcome.verdict is None
+                    window.append(pool.submit(_build, item, digest, task) if extract else outcome)
+                yield from drain(max_in_flight)
         yield from drain(0)
 
     def on_chunk(report: Any) -> None:

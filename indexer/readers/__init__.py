@@ -3,24 +3,38 @@
 `iter_books` walks files and folders, recognises each entry's kind by extension and a sniff of its
 first bytes, and yields books lazily; a bad input yields a `ReadError` and the walk goes on, so the
 indexing job can report it without losing the rest of the corpus.
+
+It is `iter_sources` (the walk: what each input is, nothing read) followed by `read_source` (one
+input's books); the indexing job runs the walk itself and `read_source` in its worker processes,
+so that reading and parsing use every core.
 """
 
 from __future__ import annotations
 
 import codecs
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from bookdup.model import Book
 from indexer.readers.alto import read_alto_book, sniff_alto
 from indexer.readers.common import SNIFF_BYTES, ReadError, natural_key
-from indexer.readers.djvu import is_djvu_text, read_djvu_book
+from indexer.readers.djvu import djvu_item, is_djvu_text, read_djvu_book
 from indexer.readers.hocr import read_hocr_book, sniff_hocr
 from indexer.readers.jsonl import read_jsonl
 from indexer.readers.pagedir import page_files, read_page_folder
 from indexer.readers.text import read_text_book
 
-__all__ = ["KINDS", "ReadError", "detect_kind", "iter_books"]
+__all__ = [
+    "KINDS",
+    "ReadError",
+    "Source",
+    "check_read_options",
+    "detect_kind",
+    "iter_books",
+    "iter_sources",
+    "read_source",
+]
 
 KINDS = ("txt", "djvu", "jsonl", "alto", "hocr", "pages", "dir", "unknown")
 """What `detect_kind` answers: a book file's format, `pages` for a folder that is one book (page
@@ -65,9 +79,47 @@ def detect_kind(path: Path | str) -> str:
     return "unknown"
 
 
-def _read_file(
-    path: Path, kind: str, lines_per_page: int, encoding: str | None
+@dataclass(frozen=True)
+class Source:
+    """One input found by the walk, not yet read: cheap to find, small to send to a worker.
+
+    ``kind`` is a `detect_kind` answer other than `dir` (`unknown` only for a file named
+    explicitly: reading it gives the ReadError); for `pages` ``path`` is the folder and ``pages``
+    its page files in reading order.
+    """
+
+    path: Path
+    kind: str
+    pages: tuple[Path, ...] = ()
+
+    @property
+    def default_id(self) -> str | None:
+        """The id its book gets unless metadata names another; None for JSONL (many books)."""
+        if self.kind in ("txt", "alto", "hocr"):
+            return self.path.stem
+        if self.kind == "djvu":
+            return djvu_item(self.path)
+        if self.kind == "pages":
+            return self.path.name
+        return None
+
+
+def check_read_options(lines_per_page: int, encoding: str | None) -> None:
+    """Raise ValueError for a page size or encoding that would fail every file alike."""
+    if lines_per_page < 1:
+        raise ValueError(f"lines_per_page must be at least 1, got {lines_per_page}")
+    if encoding is not None:
+        try:
+            codecs.lookup(encoding)
+        except LookupError as err:
+            raise ValueError(f"unknown encoding: {encoding!r}") from err
+
+
+def read_source(
+    source: Source, *, lines_per_page: int = 40, encoding: str | None = None
 ) -> Iterator[Book | ReadError]:
+    """The books of one source (one, except for JSONL), or a ReadError in place of each bad one."""
+    path, kind = source.path, source.kind
     if kind == "jsonl":
         yield from read_jsonl(path, lines_per_page=lines_per_page, encoding=encoding)
     elif kind == "txt":
@@ -78,14 +130,14 @@ def _read_file(
         yield read_alto_book(path, encoding=encoding)
     elif kind == "hocr":
         yield read_hocr_book(path, encoding=encoding)
+    elif kind == "pages":
+        yield read_page_folder(path, list(source.pages), detect_kind, encoding=encoding)
     else:
         yield ReadError(str(path), _UNRECOGNISED)
 
 
-def _walk(
-    folder: Path, lines_per_page: int, encoding: str | None, seen: set[Path]
-) -> Iterator[Book | ReadError]:
-    """Books under `folder`, in natural name order; files of unknown kind are skipped silently
+def _walk(folder: Path, seen: set[Path]) -> Iterator[Source | ReadError]:
+    """Sources under `folder`, in natural name order; files of unknown kind are skipped silently
     because corpus folders routinely hold page scans, checksums and READMEs beside the text."""
     real = folder.resolve()
     if real in seen:
@@ -98,12 +150,12 @@ def _walk(
         yield ReadError(str(folder), err.strerror or str(err))
         return
     if pages is not None:
-        yield read_page_folder(folder, pages, detect_kind, encoding=encoding)
+        yield Source(folder, "pages", tuple(pages))
     for entry in entries:
         if entry.name.startswith("."):
             continue
         if entry.is_dir():
-            yield from _walk(entry, lines_per_page, encoding, seen)
+            yield from _walk(entry, seen)
             continue
         if pages is not None:
             continue
@@ -113,7 +165,26 @@ def _walk(
             yield ReadError(str(entry), err.strerror or str(err))
             continue
         if kind != "unknown":
-            yield from _read_file(entry, kind, lines_per_page, encoding)
+            yield Source(entry, kind)
+
+
+def iter_sources(paths: Iterable[Path | str]) -> Iterator[Source | ReadError]:
+    """Every input under `paths` (files or folders) without reading it, lazily: a `Source` per
+    book file, page folder or JSONL file, a ReadError for a path that cannot be walked."""
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from _walk(path, seen)
+        elif not path.exists():
+            yield ReadError(str(path), "no such file or directory")
+        else:
+            try:
+                kind = detect_kind(path)
+            except OSError as err:
+                yield ReadError(str(path), err.strerror or str(err))
+                continue
+            yield Source(path, kind)
 
 
 def iter_books(
@@ -125,30 +196,15 @@ def iter_books(
     the encoding of every input instead of detecting it. Both are checked before reading, since
     a wrong value would fail every file alike.
     """
-    if lines_per_page < 1:
-        raise ValueError(f"lines_per_page must be at least 1, got {lines_per_page}")
-    if encoding is not None:
-        try:
-            codecs.lookup(encoding)
-        except LookupError as err:
-            raise ValueError(f"unknown encoding: {encoding!r}") from err
-    return _iter_paths(paths, lines_per_page, encoding)
+    check_read_options(lines_per_page, encoding)
+    return _read_all(iter_sources(paths), lines_per_page, encoding)
 
 
-def _iter_paths(
-    paths: Iterable[Path | str], lines_per_page: int, encoding: str | None
+def _read_all(
+    sources: Iterable[Source | ReadError], lines_per_page: int, encoding: str | None
 ) -> Iterator[Book | ReadError]:
-    seen: set[Path] = set()
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            yield from _walk(path, lines_per_page, encoding, seen)
-        elif not path.exists():
-            yield ReadError(str(path), "no such file or directory")
+    for source in sources:
+        if isinstance(source, ReadError):
+            yield source
         else:
-            try:
-                kind = detect_kind(path)
-            except OSError as err:
-                yield ReadError(str(path), err.strerror or str(err))
-                continue
-            yield from _read_file(path, kind, lines_per_page, encoding)
+            yield from read_source(source, lines_per_page=lines_per_page, encoding=encoding)

@@ -16,11 +16,16 @@ def is_djvu_text(path: Path) -> bool:
     return path.name.lower().endswith(SUFFIX) and len(path.name) > len(SUFFIX)
 
 
+def djvu_item(path: Path) -> str:
+    """The Internet Archive item identifier: the file name without the suffix."""
+    return path.name[: -len(SUFFIX)]
+
+
 def read_djvu_book(
     path: Path, *, lines_per_page: int = 40, encoding: str | None = None
 ) -> Book | ReadError:
     """Read one `_djvu.txt`; the id is the Internet Archive item identifier (the name's prefix)."""
-    item = path.name[: -len(SUFFIX)]
+    item = djvu_item(path)
     return read_text_book(
         path,
         lines_per_page=lines_per_page,

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from indexer.index_job import IndexOptions, run_index
+from indexer import index_job
+from indexer.index_job import IndexOptions, raw_hash, run_index
+from indexer.readers import Source, read_source
 from indexer.runs import get_run
 from indexer.schema import IndexNames, drop_indices
 from query.iterate import iter_documents
@@ -202,6 +204,99 @@ def test_fixing_a_jsonl_line_does_not_turn_the_following_records_into_duplicates
     jsonl.write_text("\n".join(lines) + "\n")
     second = run_index(es_client, index_names, [jsonl], OPTIONS)
     assert second.as_counts() == {"read": 3, "indexed": 0, "unchanged": 3, "failed": 0}
+
+
+# --- reading in the workers ----------------------------------------------------------------
+
+
+def _task() -> index_job._Task:
+    options = IndexOptions(workers=1)
+    return index_job._Task(
+        options.lines_per_page, options.encoding, options.uniq_modulus, options.params
+    )
+
+
+def test_worker_answers_unchanged_from_the_prefetched_hash_without_extracting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_txt(tmp_path / "walden.txt", _small_book("walden-en-pg205", 3000))
+    source = Source(path, "txt")
+    (book,) = read_source(source)
+    extracted: list[str] = []
+    monkeypatch.setattr(
+        index_job, "_extract", lambda book, *_: extracted.append(book.id) or {"book_id": book.id}
+    )
+
+    stored = {"raw_hash": raw_hash(book), "source": "elsewhere/walden.txt"}  # the file moved
+    unchanged = index_job._read_and_build(source, stored, _task())
+    assert (unchanged.book_id, unchanged.verdict, unchanged.checked) == (
+        "walden",
+        "unchanged",
+        True,
+    )
+    assert unchanged.result is None and extracted == []
+
+    taken = {"raw_hash": "0" * 40, "source": "other.txt"}
+    refused = index_job._read_and_build(source, taken, _task())
+    assert refused.verdict == "duplicate id 'walden': already indexed from other.txt"
+    assert extracted == []
+
+    changed = index_job._read_and_build(source, {"raw_hash": "0" * 40}, _task())
+    assert (changed.verdict, changed.result, extracted) == (None, {"book_id": "walden"}, ["walden"])
+
+    # a sidecar naming another id: the prefetched document was the wrong one, the main
+    # process checks the real id after the fact
+    path.with_suffix(".json").write_text(json.dumps({"id": "walden-1854"}))
+    renamed = index_job._read_and_build(source, stored, _task())
+    assert (renamed.book_id, renamed.checked, renamed.verdict) == ("walden-1854", False, None)
+    assert renamed.result == {"book_id": "walden-1854"}
+
+
+def test_worker_reports_bad_input_and_reader_crashes_as_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hocr = tmp_path / "scan.hocr"
+    hocr.write_text("<html><body><p>no pages here</p></body></html>")
+    outcome = index_job._read_and_build(Source(hocr, "hocr"), None, _task())
+    assert (outcome.where, outcome.book_id) == (str(hocr), None)
+    assert outcome.verdict == "no ocr_page element in hOCR file"
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("reader bug")
+
+    monkeypatch.setattr(index_job, "read_source", broken)
+    outcome = index_job._read_and_build(Source(hocr, "hocr"), None, _task())
+    assert outcome.verdict == "read failed: RuntimeError: reader bug"
+
+
+def test_rerun_of_books_with_ids_from_metadata_is_unchanged(
+    es_client, index_names, tmp_path: Path
+) -> None:
+    """Ids that are not the file stem (sidecar, meta.json, JSONL) miss the prefetch by stem and
+    are checked after the fact: still unchanged, still refused when another file holds them."""
+    txt = write_txt(tmp_path / "b1.txt", _small_book("walden-en-pg205", 3000), id="walden-1854")
+    folder = tmp_path / "vol"
+    folder.mkdir()
+    for n, page in enumerate(_small_book("pride-en-pg1342", 3000)[:8], start=1):
+        (folder / f"{n:04d}.txt").write_text(page)
+    (folder / "meta.json").write_text(json.dumps({"id": "pride-vol"}))
+    jsonl = write_jsonl(
+        tmp_path / "more.jsonl",
+        [{"id": "frank", "pages": _small_book("frankenstein-en-1831-pg84", 3000)}],
+    )
+    paths = [txt, folder, jsonl]
+    first = run_index(es_client, index_names, paths, OPTIONS)
+    assert first.as_counts() == {"read": 3, "indexed": 3, "unchanged": 0, "failed": 0}
+    before = _versions(es_client, index_names)
+    assert sorted(before) == ["frank", "pride-vol", "walden-1854"]
+
+    again = run_index(es_client, index_names, paths, OPTIONS)
+    assert again.as_counts() == {"read": 3, "indexed": 0, "unchanged": 3, "failed": 0}
+    assert _versions(es_client, index_names) == before
+
+    copy = write_txt(tmp_path / "b2.txt", _small_book("scarletletter-en-pg33", 3000), id="frank")
+    later = run_index(es_client, index_names, [copy], OPTIONS)
+    assert later.failures == [(str(copy), f"duplicate id 'frank': already indexed from {jsonl}:1")]
 
 
 # --- killed and resumed --------------------------------------------------------------------

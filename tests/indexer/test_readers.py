@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bookdup.model import Book
-from indexer.readers import ReadError, detect_kind, iter_books
+from indexer.readers import ReadError, Source, detect_kind, iter_books, iter_sources, read_source
 
 GUTENBERG = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gutenberg"
 
@@ -291,6 +291,32 @@ def test_walk_is_recursive_in_natural_order(tmp_path: Path) -> None:
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(name)
     assert [b.id for b in read_all(tmp_path)] == ["b9", "b10", "a"]
+
+
+def test_sources_are_found_without_reading_and_read_one_by_one(tmp_path: Path) -> None:
+    """`iter_books` = `iter_sources` (the walk, nothing read) + `read_source` for each."""
+    (tmp_path / "a.txt").write_bytes(b"\x00\x01binary")
+    (tmp_path / "item_djvu.txt").write_text("page one\fpage two")
+    (tmp_path / "b.jsonl").write_text('{"id": "j1", "text": "x"}\n{"id": "j2", "text": "y"}\n')
+    (tmp_path / "vol").mkdir()
+    for n in (1, 2):
+        (tmp_path / "vol" / f"page-{n}.txt").write_text(f"page {n}")
+    (tmp_path / "notes.md").write_text("# not a book")
+    sources = list(iter_sources([tmp_path, tmp_path / "missing.txt"]))
+    assert sources == [
+        Source(tmp_path / "a.txt", "txt"),
+        Source(tmp_path / "b.jsonl", "jsonl"),
+        Source(tmp_path / "item_djvu.txt", "djvu"),
+        Source(
+            tmp_path / "vol", "pages", (tmp_path / "vol/page-1.txt", tmp_path / "vol/page-2.txt")
+        ),
+        ReadError(str(tmp_path / "missing.txt"), "no such file or directory"),
+    ]
+    assert [s.default_id for s in sources[:4]] == ["a", None, "item", "vol"]
+    books = [item for s in sources[:4] for item in read_source(s)]
+    assert books[0] == ReadError(str(tmp_path / "a.txt"), "binary file, not text")
+    assert [b.id for b in books[1:]] == ["j1", "j2", "item", "vol"]
+    assert books[1:] == read_all(tmp_path)[1:]
 
 
 # --- real data ------------------------------------------------------------------------------

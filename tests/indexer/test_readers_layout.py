@@ -176,6 +176,35 @@ def test_hocr_without_pages(tmp_path: Path) -> None:
     assert read_error(path) == ReadError(str(path), "no ocr_page element in hOCR file")
 
 
+def test_hocr_that_is_not_xhtml(tmp_path: Path) -> None:
+    """Unquoted attributes, upper-case tags, void elements without a slash, unclosed paragraphs
+    and entities; `<br>` and `<img>` separate words like spaces, and an unclosed `<p>` ends
+    where the next one starts (HTML's implied end tag), so the paragraph break is kept."""
+    path = tmp_path / "sloppy.hocr"
+    path.write_text(
+        "<HTML><BODY><DIV CLASS=ocr_page>"
+        "<P class=ocr_par><span class=ocr_line>one<br>two<IMG src=x.png>three</span>"
+        "<span class=ocr_line><span class=ocrx_word>caf&eacute;</span><span class=ocrx_word>"
+        "&lt;au&gt;&nbsp;lait</span></span>"
+        "<p class=ocr_par><span class=ocr_header>Chapter&#32;II</span>"
+        "<DIV class=ocr_page><span class=ocr_caption>Fig. 1</SPAN><span class=ocr_textfloat>"
+        "float</span><!-- <span class=ocr_line>not text</span> --></BODY></HTML>"
+    )
+    assert read_one(path).pages == [
+        "one two three\ncafé <au> lait\n\nChapter II",
+        "Fig. 1\nfloat",
+    ]
+
+
+def test_hocr_meta_charset_does_not_override_the_detected_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "latin.hocr"
+    text = "Été à Besançon, où l’on mange très bien"
+    html = f'<html><head><meta charset="utf-8"></head><body><div class="ocr_page">{text}</div>'
+    path.write_bytes(html.encode("cp1252"))
+    book = read_one(path)
+    assert (book.pages, book.extra["encoding"]) == ([text], "cp1252")
+
+
 # --- Internet Archive _djvu.txt -------------------------------------------------------------
 
 
