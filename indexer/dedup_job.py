@@ -176,9 +176,9 @@ def run_dedup(
     ) -> Iterator[dict[str, Any]]:
         """Verify one batch's new candidate pairs; yield relation and book-marker actions."""
         nonlocal t_search, t_wait, t_verify, done
-        tw = time.monotonic()
+        waited = time.monotonic()
         found, seconds = searched.result()
-        t_wait += time.monotonic() - tw
+        t_wait += time.monotonic() - waited
         t_search += seconds
         pairs = [p for p in dict.fromkeys(found) if p not in seen]
         seen.update(pairs)
