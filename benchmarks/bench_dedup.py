@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 from bookdup.evaluate import load_jsonl, relation_metrics
-from bookdup.generate.corpus import GeneratorConfig, generate_corpus
-from indexer.connection import ConnectionSettings, connect
+from generator.corpus import GeneratorConfig, generate_corpus
 from indexer.dedup_job import run_dedup
 from indexer.index_job import run_index
-from indexer.schema import IndexNames, drop_indices
-from query.iterate import iter_documents
+from store.connection import ConnectionSettings, connect
+from store.iterate import iter_documents
+from store.schema import IndexNames, drop_indices
 
 
 def run_size(n_books: int, words: tuple[int, int], workdir: Path, seed: int) -> dict[str, float]:

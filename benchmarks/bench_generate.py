@@ -9,7 +9,7 @@ import tempfile
 
 import click
 
-from bookdup.generate import GeneratorConfig, generate_corpus
+from generator import GeneratorConfig, generate_corpus
 
 
 @click.command()

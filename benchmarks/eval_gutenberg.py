@@ -99,7 +99,7 @@ def index_and_dedup(client: Any, names: Any, root: Path) -> dict[str, Any]:
     """Fresh indices, every .txt indexed (explicit paths), then a full dedup run."""
     from indexer.dedup_job import run_dedup
     from indexer.index_job import run_index
-    from indexer.schema import drop_indices
+    from store.schema import drop_indices
 
     drop_indices(client, names)
     paths = sorted(root.glob("*.txt"))
@@ -122,7 +122,7 @@ def index_and_dedup(client: Any, names: Any, root: Path) -> dict[str, Any]:
 
 def stored_relations(client: Any, names: Any) -> list[dict[str, Any]]:
     """Every relation document of the run (UNRELATED verdicts are not stored)."""
-    from query.iterate import iter_documents
+    from store.iterate import iter_documents
 
     client.indices.refresh(index=names.relations)
     return [h["_source"] for h in iter_documents(client, names.relations)]
@@ -130,7 +130,7 @@ def stored_relations(client: Any, names: Any) -> list[dict[str, Any]]:
 
 def languages_of(client: Any, names: Any) -> dict[str, str]:
     """Detected language of each indexed book (what the system used, not the manifest)."""
-    from query.iterate import iter_documents
+    from store.iterate import iter_documents
 
     return {
         h["_id"]: h["_source"].get("language", "und")
@@ -323,8 +323,8 @@ def write_section(section: str, path: Path = REPORT) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Index, dedup, score, explain, write the report section, print RESULT."""
-    from indexer.connection import ConnectionSettings, connect
-    from indexer.schema import IndexNames
+    from store.connection import ConnectionSettings, connect
+    from store.schema import IndexNames
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
@@ -337,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     names = IndexNames(prefix=args.index_prefix)
     truth = parse_truth(args.data / "README.md")
     if args.reuse:
-        from query.iterate import iter_documents
+        from store.iterate import iter_documents
 
         runs = [
             h["_source"]

@@ -10,7 +10,7 @@ books in ../shared/data/gutenberg, with these choices:
   book and would count as "overlap" (the dedup job drops such collection-wide words by max-df);
 * Y = filler text, then a contiguous window of ``overlap`` % of X's lines at a random place,
   then more filler, |Y| = |X| in lines; pages of 40 lines as the text reader makes them;
-* noise: ``bookdup.generate.noise.add_noise`` (each character inserted-before / deleted /
+* noise: ``generator.noise.add_noise`` (each character inserted-before / deleted /
   replaced with probability ``rate``, uniform), applied to Y only;
 * scores via the core: ``extract_features`` → ``verify_pair(threshold=0)`` (every pair
   aligned), averaged over ``--seeds`` seeds (window place, filler place and noise differ).
@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from bookdup.features import BookFeatures, extract_features
-from bookdup.generate.noise import add_noise
 from bookdup.model import Book
 from bookdup.verify import verify_pair
+from generator.noise import add_noise
 
 REPO = Path(__file__).resolve().parents[1]
 GUTENBERG = (REPO / ".." / "shared" / "data" / "gutenberg").resolve()

@@ -7,7 +7,7 @@ three scenarios: a true translation (Egmont en vs Egmont de), a same-author non-
 it on ../shared/data/gutenberg with the FreeDict eng→deu lexicon (``load_dictionary``):
 
 * Y is the German *Egmont* (egmont-de-pg2146) as in the paper; noise 0, 1, 2, 5, 10 % with
-  ``bookdup.generate.noise.add_noise`` goes on Y (the paper's Table 1 keeps |X| fixed and |Y|
+  ``generator.noise.add_noise`` goes on Y (the paper's Table 1 keeps |X| fixed and |Y|
   grows with noise), averaged over ``--seeds`` seeds;
 * X: Egmont (Swanwick, true translation), Faust (Taylor, same author), Alice (different author,
   the paper's Kant); plus a second true translation (Alice en → Alice de) and a second
@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from exp_dupniq_fig3 import FIGURES, REPO, features_of, lines_to_pages, read_lines  # noqa: E402
 
 from bookdup.dictionary import load_dictionary  # noqa: E402
-from bookdup.generate.noise import add_noise  # noqa: E402
 from bookdup.verify import verify_pair  # noqa: E402
+from generator.noise import add_noise  # noqa: E402
 
 #: (label, X: English, translated, Y: German, noisy)
 SCENARIOS: tuple[tuple[str, str, str], ...] = (

@@ -7,7 +7,7 @@ cs 0.12 on their Table 2; TRANS-its 0.49 with a 62K-entry lexicon). Our classifi
 Gutenberg books. This script checks them on a generated corpus with ground truth:
 
 1. ``bookdup generate`` a corpus (default 400 books, 2–8K words, noise 0–10 %);
-2. features of every book (``indexer.readers.iter_books`` → ``extract_features``), no index
+2. features of every book (``readers.iter_books`` → ``extract_features``), no index
    needed: the scores are what the dedup job would compute for a candidate pair;
 3. candidate pairs: every same-language pair (DUPNIQ-its, no pruning), and for
    cross-language pairs with a FreeDict lexicon every true translation plus a seeded sample of
@@ -68,7 +68,7 @@ def generate(out: Path, books: int, seed: int, words: tuple[int, int], noise: st
 
 def load_features(corpus: Path) -> dict[str, BookFeatures]:
     """Features of every book of the corpus, by id."""
-    from indexer.readers import iter_books
+    from readers import iter_books
 
     books = load_jsonl(corpus / "books.jsonl")
     paths = [corpus / b["file"] for b in books]

@@ -10,7 +10,7 @@ import click
 
 from bookdup.compare import compare_books
 from bookdup.model import Book
-from indexer.readers import iter_books
+from readers import iter_books
 
 _SIGNAL_LINES = (
     ("book similarity (min-hash Jaccard)", "book_similarity"),

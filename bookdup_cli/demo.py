@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from indexer.connection import ElasticsearchUnavailable, connect
+from store.connection import ElasticsearchUnavailable, connect
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo" / "corpus"
 
@@ -21,7 +21,7 @@ def _ensure_node(settings: Any) -> Any:
     except ElasticsearchUnavailable:
         if not settings.url.startswith(("http://127.0.0.1:", "http://localhost:")):
             raise
-    from indexer import localnode
+    from devnode import localnode
 
     cfg = localnode.LocalNodeConfig.from_env(port=int(settings.url.rsplit(":", 1)[1].strip("/")))
     click.echo("no Elasticsearch answering; starting the local node (`bookdup es up`) ...")
@@ -51,8 +51,8 @@ def run_demo(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
     """Index ``corpus`` (default: the shipped demo), dedup it and print clusters and relations."""
     from indexer.dedup_job import run_dedup
     from indexer.index_job import run_index
-    from indexer.schema import drop_indices
-    from query.iterate import iter_documents
+    from store.iterate import iter_documents
+    from store.schema import drop_indices
 
     ctx = click_ctx.obj
     corpus = corpus or DEMO_DIR

@@ -1,4 +1,4 @@
-"""`bookdup es`: run a local Elasticsearch node (thin over indexer.localnode)."""
+"""`bookdup es`: run a local Elasticsearch node (thin over devnode.localnode)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from indexer import localnode
-from indexer.localnode import LocalNodeConfig, LocalNodeError
+from devnode import localnode
+from devnode.localnode import LocalNodeConfig, LocalNodeError
 
 
 def _config(

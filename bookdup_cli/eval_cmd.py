@@ -14,7 +14,7 @@ from bookdup.evaluate import load_jsonl, render_report, translation_map
 
 
 def _predicted(client: Any, names: Any) -> list[dict[str, Any]]:
-    from query.iterate import iter_documents
+    from store.iterate import iter_documents
 
     client.indices.refresh(index=names.relations)
     return [h["_source"] for h in iter_documents(client, names.relations)]
@@ -51,7 +51,7 @@ def evaluate(ctx: Any, corpus: Path, reuse: bool, report: Path | None) -> None:
     """Run index + dedup on a generated CORPUS and report metrics against its ground truth."""
     from indexer.dedup_job import run_dedup
     from indexer.index_job import run_index
-    from indexer.schema import drop_indices
+    from store.schema import drop_indices
 
     truth_path = corpus / "ground_truth.jsonl"
     books_path = corpus / "books.jsonl"

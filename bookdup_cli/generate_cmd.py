@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from bookdup.generate import GeneratorConfig, generate_corpus
+from generator import GeneratorConfig, generate_corpus
 
 
 def _range(text: str, cast: type) -> tuple:

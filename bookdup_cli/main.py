@@ -16,8 +16,8 @@ from bookdup_cli.es_cmd import es
 from bookdup_cli.eval_cmd import evaluate
 from bookdup_cli.generate_cmd import generate
 from bookdup_cli.progress import Progress
-from indexer.connection import ConnectionSettings, ElasticsearchUnavailable, connect
-from indexer.schema import DEFAULT_PREFIX, IndexNames
+from store.connection import ConnectionSettings, ElasticsearchUnavailable, connect
+from store.schema import DEFAULT_PREFIX, IndexNames
 
 
 @dataclass
@@ -180,8 +180,8 @@ def remove_cmd(ctx: Context, book_ids: tuple[str, ...]) -> None:
 @pass_context
 def status_cmd(ctx: Context, n_runs: int) -> None:
     """Index sizes and the last runs (what each did, how long it took, what it skipped)."""
-    from indexer.runs import last_runs
-    from indexer.schema import ensure_indices
+    from store.runs import last_runs
+    from store.schema import ensure_indices
 
     client = ctx.client()
     ensure_indices(client, ctx.names)
@@ -264,8 +264,8 @@ def editions_cmd(
         except KeyError as exc:
             raise click.ClickException(str(exc.args[0])) from exc
     if plot:
-        from indexer.readers import iter_books
-        from query.alignment_plot import plot_alignments
+        from query.plots import plot_alignments
+        from readers import iter_books
 
         book = next(iter(iter_books([file_])), None) if file_ else None
         try:
@@ -297,7 +297,7 @@ def editions_cmd(
 @pass_context
 def reset_cmd(ctx: Context, yes: bool) -> None:
     """Delete this prefix's books, relations and runs indices (everything bookdup wrote)."""
-    from indexer.schema import drop_indices
+    from store.schema import drop_indices
 
     if not yes:
         click.confirm(f"delete all {ctx.names.prefix}-* indices?", abort=True)

@@ -25,12 +25,12 @@ from elasticsearch import Elasticsearch
 
 from bookdup.cluster import assign_clusters, edition_edges, work_edges
 from bookdup.features import BookFeatures, features_from_doc
-from indexer.bulk import bulk_write
-from indexer.runs import RunRecorder, get_run
-from indexer.schema import IndexNames, ensure_indices
-from query.candidates import CandidateParams
-from query.iterate import batched, iter_documents
 from query.related import RelationFinder
+from store.bulk import bulk_write
+from store.candidates import CandidateParams
+from store.iterate import batched, iter_documents
+from store.runs import RunRecorder, get_run
+from store.schema import IndexNames, ensure_indices
 
 SKIP_FLAGS = frozenset({"empty", "no_unique_words", "alphabetical"})
 

@@ -23,12 +23,12 @@ from elasticsearch import Elasticsearch
 from bookdup.cluster import cluster_id
 from bookdup.features import FeatureParams, extract_features, features_to_doc, unique_sample_terms
 from bookdup.model import Book
-from indexer.bulk import bulk_write
-from indexer.readers import ReadError, Source, check_read_options, iter_sources, read_source
-from indexer.retry import with_retries
-from indexer.runs import RunRecorder
-from indexer.schema import IndexNames, ensure_indices
-from query.iterate import batched
+from readers import ReadError, Source, check_read_options, iter_sources, read_source
+from store.bulk import bulk_write
+from store.iterate import batched
+from store.retry import with_retries
+from store.runs import RunRecorder
+from store.schema import IndexNames, ensure_indices
 
 EXCERPT_WORDS = 300  # enough text for catalog search snippets without storing whole books
 

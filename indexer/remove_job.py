@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from elasticsearch import Elasticsearch
 
-from indexer.bulk import bulk_write
 from indexer.dedup_job import write_clusters
-from indexer.runs import RunRecorder
-from indexer.schema import IndexNames, ensure_indices
-from query.iterate import iter_documents
+from store.bulk import bulk_write
+from store.iterate import iter_documents
+from store.runs import RunRecorder
+from store.schema import IndexNames, ensure_indices
 
 
 @dataclass

@@ -6,7 +6,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from indexer.retry import with_retries
+from store.retry import with_retries
 
 CLUSTER_FIELDS = {"edition": "edition_cluster", "work": "work_cluster"}
 

@@ -9,8 +9,8 @@ from elasticsearch import Elasticsearch
 
 from bookdup.features import extract_features
 from bookdup.model import Book
-from indexer.retry import with_retries
-from query.iterate import iter_documents
+from store.iterate import iter_documents
+from store.retry import with_retries
 
 
 def related_books(
@@ -65,8 +65,8 @@ def related_books(
 
 def lookup_book(client: Elasticsearch, names: Any, path: Path) -> dict[str, Any]:
     """Relations of the book in ``path`` (any format) against the index, without indexing it."""
-    from indexer.readers import iter_books
     from query.related import find_related
+    from readers import iter_books
 
     items = list(iter_books([path]))
     books = [b for b in items if isinstance(b, Book)]

@@ -19,9 +19,7 @@ from bookdup.compare import compare_features
 from bookdup.dictionary import Dictionary, available_pairs, load_dictionary
 from bookdup.features import BookFeatures, features_from_doc
 from bookdup.translate import translate_unique
-from indexer.retry import with_retries
-from indexer.schema import IndexNames
-from query.candidates import (
+from store.candidates import (
     BANDS_FIELD,
     UNIQ_FIELD,
     CandidateParams,
@@ -30,7 +28,9 @@ from query.candidates import (
     hits_with_scores,
     sample_terms,
 )
-from query.msearch import msearch
+from store.msearch import msearch
+from store.retry import with_retries
+from store.schema import IndexNames
 
 
 def pair_key(a: str, b: str) -> tuple[str, str]:

@@ -2,7 +2,7 @@
 
 Reads the real Project Gutenberg texts (``manifest.jsonl`` gives each file's language), keeps only
 the text between the ``*** START OF`` and ``*** END OF`` markers, and writes *derived statistics*
-only (no text) to ``bookdup/data/wordmodel-<lang>.npz``:
+only (no text) to ``generator/data/wordmodel-<lang>.npz``:
 
 * ``vocab``: the top words (most frequent spelling of each case-folded word), ``counts``;
 * ``succ`` / ``succ_counts``: each word's most frequent successors within a sentence (pruned);
@@ -13,7 +13,7 @@ only (no text) to ``bookdup/data/wordmodel-<lang>.npz``:
 A first-order Markov chain mixed with the unigram distribution gives generated works that share
 vocabulary and local style but not long word sequences. Usage::
 
-    python scripts/build_wordmodel.py /path/to/gutenberg [--out bookdup/data] [--vocab 20000]
+    python scripts/build_wordmodel.py /path/to/gutenberg [--out generator/data] [--vocab 20000]
 """
 
 from __future__ import annotations
@@ -142,13 +142,13 @@ def build_model(
 @click.command()
 @click.argument("corpus", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("bookdup/data")
+    "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("generator/data")
 )
 @click.option("--vocab", "vocab_size", default=20000, show_default=True)
 @click.option("--successors", "n_succ", default=24, show_default=True)
 @click.option("--starts", "n_start", default=1000, show_default=True)
 def main(corpus: Path, out: Path, vocab_size: int, n_succ: int, n_start: int) -> None:
-    """Write bookdup/data/wordmodel-<lang>.npz for every language in the manifest."""
+    """Write generator/data/wordmodel-<lang>.npz for every language in the manifest."""
     rows = [json.loads(line) for line in (corpus / "manifest.jsonl").read_text().splitlines()]
     out.mkdir(parents=True, exist_ok=True)
     for lang in LANGUAGES:

@@ -27,14 +27,14 @@ def gutenberg() -> Path:
 
 @pytest.fixture(scope="session")
 def es_settings():
-    from indexer.connection import ConnectionSettings
+    from store.connection import ConnectionSettings
 
     return ConnectionSettings.from_env()
 
 
 @pytest.fixture(scope="session")
 def es_client(es_settings):
-    from indexer.connection import ElasticsearchUnavailable, connect
+    from store.connection import ElasticsearchUnavailable, connect
 
     try:
         return connect(es_settings)
@@ -51,7 +51,7 @@ def es_url_args(es_client, es_settings) -> list[str]:
 @pytest.fixture
 def index_names(es_client) -> Iterator[object]:
     """A fresh index prefix per test, dropped afterwards."""
-    from indexer.schema import IndexNames, drop_indices, ensure_indices
+    from store.schema import IndexNames, drop_indices, ensure_indices
 
     names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
     ensure_indices(es_client, names)

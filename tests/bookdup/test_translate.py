@@ -10,7 +10,7 @@ from bookdup.dictionary import Dictionary, load_dictionary
 from bookdup.features import extract_features
 from bookdup.translate import translate_unique
 from bookdup.uniquewords import word_hash
-from indexer.readers import iter_books
+from readers import iter_books
 
 LEX = Dictionary.from_mapping(
     "en", "de", {"king": ["könig"], "night": ["nacht", "abend"], "sword": ["schwert"]}

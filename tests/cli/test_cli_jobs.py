@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from bookdup_cli.main import cli
-from indexer.connection import ConnectionSettings
+from store.connection import ConnectionSettings
 from tests.fixtures_books import gutenberg_body, paginate, word_slice, write_txt
 
 

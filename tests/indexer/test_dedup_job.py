@@ -9,8 +9,8 @@ import pytest
 from bookdup.cluster import cluster_id
 from indexer.dedup_job import run_dedup
 from indexer.index_job import IndexOptions, run_index
-from indexer.schema import IndexNames, drop_indices
-from query.iterate import iter_documents
+from store.iterate import iter_documents
+from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
     ALICE_DE,
     ALICE_EN,

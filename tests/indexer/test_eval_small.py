@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bookdup.evaluate import evaluate, load_jsonl
-from bookdup.generate import GeneratorConfig, generate_corpus
+from generator import GeneratorConfig, generate_corpus
 
 MIN_PRECISION = 0.97
 MIN_RECALL = 0.90
@@ -23,7 +23,7 @@ MIN_RECALL = 0.90
 def test_small_corpus_end_to_end(es_client, index_names, tmp_path: Path) -> None:
     from indexer.dedup_job import run_dedup
     from indexer.index_job import run_index
-    from query.iterate import iter_documents
+    from store.iterate import iter_documents
 
     corpus = tmp_path / "corpus"
     generate_corpus(GeneratorConfig(seed=3, n_books=80, words_min=1500, words_max=4000), corpus)

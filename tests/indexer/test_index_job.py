@@ -15,10 +15,10 @@ import pytest
 
 from indexer import index_job
 from indexer.index_job import IndexOptions, raw_hash, run_index
-from indexer.readers import Source, read_source
-from indexer.runs import get_run
-from indexer.schema import IndexNames, drop_indices
-from query.iterate import iter_documents
+from readers import Source, read_source
+from store.iterate import iter_documents
+from store.runs import get_run
+from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
     ALICE_DE,
     PRIDE,
@@ -305,9 +305,9 @@ KILLED_JOB = """
 import sys
 import time
 from pathlib import Path
-from indexer.connection import ConnectionSettings, connect
+from store.connection import ConnectionSettings, connect
 from indexer.index_job import IndexOptions, run_index
-from indexer.schema import IndexNames
+from store.schema import IndexNames
 paths = [Path(p) for p in sys.argv[2:]]
 client = connect(ConnectionSettings.from_env())
 options = IndexOptions(workers=1, bulk_chunk=2)

@@ -8,8 +8,8 @@ from bookdup.cluster import cluster_id
 from indexer.dedup_job import run_dedup
 from indexer.index_job import IndexOptions, run_index
 from indexer.remove_job import run_remove
-from indexer.runs import get_run
-from query.iterate import iter_documents
+from store.iterate import iter_documents
+from store.runs import get_run
 from tests.fixtures_books import gutenberg_body, paginate, word_slice, write_txt
 
 WHOLE, FIRST, LAST, OTHER = "whole", "part-first", "part-last", "other"

@@ -22,10 +22,10 @@ import pytest
 from bookdup.cluster import cluster_id
 from indexer.dedup_job import run_dedup
 from indexer.index_job import IndexOptions, run_index
-from indexer.schema import IndexNames, drop_indices
 from query.catalog import catalog_search
 from query.editions import lookup_book, related_books
-from query.iterate import iter_documents
+from store.iterate import iter_documents
+from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import gutenberg_body, paginate, write_txt
 
 ALICE = ("alice-en-pg11", "alice-en-rackham-pg28885", "alice-en-storyland-pg19033")

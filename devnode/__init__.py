@@ -1,0 +1,1 @@
+"""A local Elasticsearch node for development and tests (`bookdup es up/down/status`)."""

@@ -1,0 +1,210 @@
+"""Input readers: every supported corpus layout in, `Book` (or `ReadError`) out.
+
+`iter_books` walks files and folders, recognises each entry's kind by extension and a sniff of its
+first bytes, and yields books lazily; a bad input yields a `ReadError` and the walk goes on, so the
+indexing job can report it without losing the rest of the corpus.
+
+It is `iter_sources` (the walk: what each input is, nothing read) followed by `read_source` (one
+input's books); the indexing job runs the walk itself and `read_source` in its worker processes,
+so that reading and parsing use every core.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bookdup.model import Book
+from readers.alto import read_alto_book, sniff_alto
+from readers.common import SNIFF_BYTES, ReadError, natural_key
+from readers.djvu import djvu_item, is_djvu_text, read_djvu_book
+from readers.hocr import read_hocr_book, sniff_hocr
+from readers.jsonl import read_jsonl
+from readers.pagedir import page_files, read_page_folder
+from readers.text import read_text_book
+
+__all__ = [
+    "KINDS",
+    "ReadError",
+    "Source",
+    "check_read_options",
+    "detect_kind",
+    "iter_books",
+    "iter_sources",
+    "read_source",
+]
+
+KINDS = ("txt", "djvu", "jsonl", "alto", "hocr", "pages", "dir", "unknown")
+"""What `detect_kind` answers: a book file's format, `pages` for a folder that is one book (page
+files), `dir` for a folder of inputs, `unknown` for anything else (scans, checksums, READMEs)."""
+
+_JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
+_XML_SUFFIXES = frozenset({".xml", ".alto"})
+_HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".hocr"})
+_UNRECOGNISED = (
+    "unrecognised input kind (expected .txt, _djvu.txt, .jsonl, ALTO .xml, hOCR .html/.hocr "
+    "or a folder)"
+)
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as f:
+        return f.read(SNIFF_BYTES)
+
+
+def detect_kind(path: Path | str) -> str:
+    """The kind of one input (one of `KINDS`), by extension, a sniff of the first bytes for
+    markup, and for folders whether their files are one book's pages.
+
+    Raises FileNotFoundError for a path that does not exist.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "pages" if page_files(path, detect_kind) is not None else "dir"
+    if not path.exists():
+        raise FileNotFoundError(str(path))
+    suffix = path.suffix.lower()
+    if is_djvu_text(path):
+        return "djvu"
+    if suffix == ".txt":
+        return "txt"
+    if suffix in _JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix == ".alto" or (suffix in _XML_SUFFIXES and sniff_alto(_head(path))):
+        return "alto"
+    if suffix == ".hocr" or (suffix in _HTML_SUFFIXES | _XML_SUFFIXES and sniff_hocr(_head(path))):
+        return "hocr"
+    return "unknown"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input found by the walk, not yet read: cheap to find, small to send to a worker.
+
+    ``kind`` is a `detect_kind` answer other than `dir` (`unknown` only for a file named
+    explicitly: reading it gives the ReadError); for `pages` ``path`` is the folder and ``pages``
+    its page files in reading order.
+    """
+
+    path: Path
+    kind: str
+    pages: tuple[Path, ...] = ()
+
+    @property
+    def default_id(self) -> str | None:
+        """The id its book gets unless metadata names another; None for JSONL (many books)."""
+        if self.kind in ("txt", "alto", "hocr"):
+            return self.path.stem
+        if self.kind == "djvu":
+            return djvu_item(self.path)
+        if self.kind == "pages":
+            return self.path.name
+        return None
+
+
+def check_read_options(lines_per_page: int, encoding: str | None) -> None:
+    """Raise ValueError for a page size or encoding that would fail every file alike."""
+    if lines_per_page < 1:
+        raise ValueError(f"lines_per_page must be at least 1, got {lines_per_page}")
+    if encoding is not None:
+        try:
+            codecs.lookup(encoding)
+        except LookupError as err:
+            raise ValueError(f"unknown encoding: {encoding!r}") from err
+
+
+def read_source(
+    source: Source, *, lines_per_page: int = 40, encoding: str | None = None
+) -> Iterator[Book | ReadError]:
+    """The books of one source (one, except for JSONL), or a ReadError in place of each bad one."""
+    path, kind = source.path, source.kind
+    if kind == "jsonl":
+        yield from read_jsonl(path, lines_per_page=lines_per_page, encoding=encoding)
+    elif kind == "txt":
+        yield read_text_book(path, lines_per_page=lines_per_page, encoding=encoding)
+    elif kind == "djvu":
+        yield read_djvu_book(path, lines_per_page=lines_per_page, encoding=encoding)
+    elif kind == "alto":
+        yield read_alto_book(path, encoding=encoding)
+    elif kind == "hocr":
+        yield read_hocr_book(path, encoding=encoding)
+    elif kind == "pages":
+        yield read_page_folder(path, list(source.pages), detect_kind, encoding=encoding)
+    else:
+        yield ReadError(str(path), _UNRECOGNISED)
+
+
+def _walk(folder: Path, seen: set[Path]) -> Iterator[Source | ReadError]:
+    """Sources under `folder`, in natural name order; files of unknown kind are skipped silently
+    because corpus folders routinely hold page scans, checksums and READMEs beside the text."""
+    real = folder.resolve()
+    if real in seen:
+        return
+    seen.add(real)
+    try:
+        pages = page_files(folder, detect_kind)
+        entries = sorted(folder.iterdir(), key=lambda p: natural_key(p.name))
+    except OSError as err:
+        yield ReadError(str(folder), err.strerror or str(err))
+        return
+    if pages is not None:
+        yield Source(folder, "pages", tuple(pages))
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            yield from _walk(entry, seen)
+            continue
+        if pages is not None:
+            continue
+        try:
+            kind = detect_kind(entry)
+        except OSError as err:
+            yield ReadError(str(entry), err.strerror or str(err))
+            continue
+        if kind != "unknown":
+            yield Source(entry, kind)
+
+
+def iter_sources(paths: Iterable[Path | str]) -> Iterator[Source | ReadError]:
+    """Every input under `paths` (files or folders) without reading it, lazily: a `Source` per
+    book file, page folder or JSONL file, a ReadError for a path that cannot be walked."""
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from _walk(path, seen)
+        elif not path.exists():
+            yield ReadError(str(path), "no such file or directory")
+        else:
+            try:
+                kind = detect_kind(path)
+            except OSError as err:
+                yield ReadError(str(path), err.strerror or str(err))
+                continue
+            yield Source(path, kind)
+
+
+def iter_books(
+    paths: Iterable[Path | str], *, lines_per_page: int = 40, encoding: str | None = None
+) -> Iterator[Book | ReadError]:
+    """Yield a Book or a ReadError for every book found in `paths` (files or folders), lazily.
+
+    `lines_per_page` sets the pseudo-page size for text without form feeds; `encoding` forces
+    the encoding of every input instead of detecting it. Both are checked before reading, since
+    a wrong value would fail every file alike.
+    """
+    check_read_options(lines_per_page, encoding)
+    return _read_all(iter_sources(paths), lines_per_page, encoding)
+
+
+def _read_all(
+    sources: Iterable[Source | ReadError], lines_per_page: int, encoding: str | None
+) -> Iterator[Book | ReadError]:
+    for source in sources:
+        if isinstance(source, ReadError):
+            yield source
+        else:
+            yield from read_source(source, lines_per_page=lines_per_page, encoding=encoding)

@@ -1,0 +1,36 @@
+"""Internet Archive `<item>_djvu.txt` full texts: pages are separated by form feeds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bookdup.model import Book
+from readers.common import ReadError
+from readers.text import read_text_book
+
+SUFFIX = "_djvu.txt"
+
+
+def is_djvu_text(path: Path) -> bool:
+    """Internet Archive names its OCR text after the item, with this suffix."""
+    return path.name.lower().endswith(SUFFIX) and len(path.name) > len(SUFFIX)
+
+
+def djvu_item(path: Path) -> str:
+    """The Internet Archive item identifier: the file name without the suffix."""
+    return path.name[: -len(SUFFIX)]
+
+
+def read_djvu_book(
+    path: Path, *, lines_per_page: int = 40, encoding: str | None = None
+) -> Book | ReadError:
+    """Read one `_djvu.txt`; the id is the Internet Archive item identifier (the name's prefix)."""
+    item = djvu_item(path)
+    return read_text_book(
+        path,
+        lines_per_page=lines_per_page,
+        encoding=encoding,
+        book_id=item,
+        kind="djvu",
+        sidecars=[path.with_suffix(".json"), path.with_name(item + ".json")],
+    )

@@ -1,0 +1,154 @@
+"""Candidate pairs from term queries: band collisions, shared unique words, translated unique words.
+
+No pair of books is ever compared unless the inverted index says they share keys. Keys held by
+too many books (licence boilerplate, very common band values) carry no evidence and would make
+every book a candidate of every other, so they are found from their document frequency and left
+out of the queries, as passim does with its max-df cut.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from elasticsearch import Elasticsearch
+
+from bookdup.arrays import distinct, isin_sorted
+from store.retry import with_retries
+
+BANDS_FIELD = "bands"
+UNIQ_FIELD = "uniq"
+
+
+@dataclass(frozen=True)
+class CandidateParams:
+    """How candidates are drawn; defaults chosen on generated corpora (see README, Evaluation)."""
+
+    # Per book and query kind, the best-scoring candidates are kept: a work rarely has more
+    # than a dozen editions in one language, and fewer translations into each other language.
+    # These caps bound verification to about 0.5% of all pairs at 10K books.
+    max_candidates: int = 30
+    max_translation_candidates: int = 20
+    min_shared_bands: int = 1  # one LSH band collision is a candidate (that is what bands are for)
+    # Unique-word queries use a consistent sample (hash % 2^j == 0) sized to about this many
+    # terms: a bool query's cost grows with its clauses (~60 ms at 900 terms, measured on the
+    # local node), while 400 sampled words still catch a pair sharing 5% of its text.
+    target_query_terms: int = 400
+    # A candidate must hold this share of the sampled terms, and never fewer than the floor:
+    # with a 400-term sample that is 8 words, i.e. about 2% of the book's unique words.
+    min_shared_fraction: float = 0.02
+    min_shared_floor: int = 4
+    # A key in more than this share of books is boilerplate (a licence page is in nearly every
+    # book of its digitiser) ... 1% was too aggressive: with a 20K-word vocabulary per language
+    # a rare word is "unique" in ~40 of 400 same-language books, and cutting those lost half the
+    # related pairs at 1,500 generated books.
+    max_df_fraction: float = 0.05
+    min_max_df: int = 50  # ... but never cut keys held by fewer books than this
+
+    def min_shared(self, n_terms: int) -> int:
+        """Sampled terms a candidate must share with a query of ``n_terms`` terms."""
+        return max(self.min_shared_floor, math.ceil(self.min_shared_fraction * n_terms))
+
+    def max_df(self, n_books: int) -> int:
+        """Document frequency above which a key is left out of candidate queries."""
+        return max(self.min_max_df, math.ceil(self.max_df_fraction * n_books))
+
+
+# Buckets per terms-aggregation response: under the cluster's search.max_buckets (65,536).
+_AGG_BUCKETS = 50_000
+
+
+def high_df_terms(client: Elasticsearch, index: str, field: str, max_df: int) -> set[str]:
+    """Every value of ``field`` held by more than ``max_df`` books (terms aggregation).
+
+    One aggregation pass usually returns them all; when a page comes back full, the terms are
+    split into 8x as many hash partitions and fetched again (each partition is a full pass over
+    the field, so passes are kept few: at 1K books, 64 passes took 22 s against 0.4 s for one).
+    """
+    search = with_retries()(client.search)
+    partitions = 1
+    while True:
+        stop: set[str] = set()
+        for partition in range(partitions):
+            response = search(
+                index=index,
+                size=0,
+                aggs={
+                    "df": {
+                        "terms": {
+                            "field": field,
+                            "min_doc_count": max_df + 1,
+                            "size": _AGG_BUCKETS,
+                            "include": {"partition": partition, "num_partitions": partitions},
+                        }
+                    }
+                },
+            ).body
+            buckets = response["aggregations"]["df"]["buckets"]
+            if len(buckets) >= _AGG_BUCKETS:
+                break
+            stop.update(b["key"] for b in buckets)
+        else:
+            return stop
+        partitions *= 8
+
+
+def sample_terms(hashes: np.ndarray, stop: np.ndarray, target: int) -> list[str]:
+    """A consistent sample of distinct word hashes (not in sorted ``stop``) as hex terms.
+
+    Hashes are kept when divisible by the smallest power of two that brings their count to
+    about ``target``; the rule depends only on the word, so the sampled words of a query are
+    found in every other book that holds them (all their hashes are indexed).
+    """
+    pool = distinct(np.asarray(hashes, dtype=np.uint32))
+    pool = pool[~isin_sorted(pool, stop)]
+    modulus = 1
+    while pool.size > target * modulus:
+        modulus *= 2
+    return [f"{h:08x}" for h in pool[pool % np.uint32(modulus) == 0].tolist()]
+
+
+def _counting_query(field: str, terms: Sequence[str], minimum: int) -> dict[str, Any]:
+    """A bool query whose score is exactly the number of ``terms`` a book holds."""
+    return {
+        "bool": {
+            "should": [{"constant_score": {"filter": {"term": {field: t}}}} for t in terms],
+            "minimum_should_match": minimum,
+        }
+    }
+
+
+def candidate_body(
+    book_id: str,
+    field: str,
+    terms: Sequence[str],
+    minimum: int,
+    size: int,
+    *,
+    language: str | None = None,
+    exclude_language: str | None = None,
+) -> dict[str, Any] | None:
+    """One search body: books sharing ≥ ``minimum`` of ``terms``, best first; None if hopeless."""
+    if len(terms) < minimum or not terms:
+        return None
+    query = _counting_query(field, terms, minimum)
+    filters: list[dict[str, Any]] = []
+    if language:
+        filters.append({"term": {"language": language}})
+    must_not: list[dict[str, Any]] = [{"ids": {"values": [book_id]}}]
+    if exclude_language:
+        must_not.append({"term": {"language": exclude_language}})
+    return {
+        "query": {"bool": {"must": [query], "filter": filters, "must_not": must_not}},
+        "size": size,
+        "_source": False,
+        "track_total_hits": False,
+    }
+
+
+def hits_with_scores(response: dict[str, Any]) -> list[tuple[str, float]]:
+    """(book id, number of shared keys) for each hit of a candidate search."""
+    return [(hit["_id"], float(hit["_score"])) for hit in response["hits"]["hits"]]

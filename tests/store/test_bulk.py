@@ -1,0 +1,56 @@
+"""Streaming bulk against the real node: per-document errors, partial updates, retries."""
+
+from __future__ import annotations
+
+from store.bulk import bulk_write
+
+
+def _book(i: int) -> dict:
+    return {
+        "_index": "",
+        "_id": f"b{i}",
+        "_source": {"book_id": f"b{i}", "bands": [f"0_{i % 7:x}", f"1_{i % 5:x}"], "uniq": []},
+    }
+
+
+def test_bulk_indexes_and_reports_per_document_errors(es_client, index_names):
+    actions = []
+    for i in range(40):
+        action = _book(i)
+        action["_index"] = index_names.books
+        actions.append(action)
+    bad = {"_index": index_names.books, "_id": "bad", "_source": {"no_such_field": 1}}
+    report = bulk_write(es_client, [*actions, bad], chunk_size=7, refresh="wait_for")
+    assert report.ok == 40
+    assert [f.id for f in report.failures] == ["bad"]
+    assert report.failures[0].status == 400
+    assert "strict" in report.failures[0].reason or "dynamic" in report.failures[0].reason
+    assert es_client.count(index=index_names.books)["count"] == 40
+
+
+def test_partial_update_write_back_touches_only_given_field(es_client, index_names):
+    action = _book(1)
+    action["_index"] = index_names.books
+    bulk_write(es_client, [action], refresh="wait_for")
+    update = {
+        "_op_type": "update",
+        "_index": index_names.books,
+        "_id": "b1",
+        "doc": {"edition_cluster": "e-b1", "work_cluster": "w-b1"},
+    }
+    report = bulk_write(es_client, [update], refresh="wait_for")
+    assert report.ok == 1 and not report.failures
+    doc = es_client.get(index=index_names.books, id="b1")["_source"]
+    assert doc["edition_cluster"] == "e-b1"
+    assert doc["bands"] == ["0_1", "1_1"]
+
+
+def test_rewriting_same_ids_never_duplicates(es_client, index_names):
+    actions = []
+    for i in range(10):
+        action = _book(i)
+        action["_index"] = index_names.books
+        actions.append(action)
+    bulk_write(es_client, actions)
+    bulk_write(es_client, actions, refresh="wait_for")
+    assert es_client.count(index=index_names.books)["count"] == 10

@@ -1,0 +1,40 @@
+"""Candidate-query building blocks: the max-df cut against the real node, the consistent sample."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from store import candidates
+from store.bulk import bulk_write
+from store.candidates import high_df_terms, sample_terms
+
+
+@pytest.mark.parametrize("page", [50_000, 4])
+def test_high_df_terms_finds_every_key_above_max_df(es_client, index_names, monkeypatch, page):
+    # 40 keys: key k is held by k % 8 books; max_df 4 -> keys with df 5..7 are boilerplate.
+    # A 4-bucket page forces the partitioned path, which must still return every such key.
+    monkeypatch.setattr(candidates, "_AGG_BUCKETS", page)
+    docs = [
+        {"book_id": f"b{i}", "uniq": [f"k{k:02d}" for k in range(40) if i < k % 8]}
+        for i in range(8)
+    ]
+    actions = [{"_index": index_names.books, "_id": d["book_id"], "_source": d} for d in docs]
+    assert not bulk_write(es_client, actions, refresh="wait_for").failures
+    want = {f"k{k:02d}" for k in range(40) if k % 8 > 4}
+    assert high_df_terms(es_client, index_names.books, "uniq", 4) == want
+
+
+def test_sample_is_consistent_and_skips_stop_terms() -> None:
+    rng = np.random.default_rng(3)
+    shared = rng.integers(0, 2**32, 3000, dtype=np.uint64).astype(np.uint32)
+    a = np.concatenate([shared, rng.integers(0, 2**32, 5000, dtype=np.uint64).astype(np.uint32)])
+    b = np.concatenate([shared, rng.integers(0, 2**32, 500, dtype=np.uint64).astype(np.uint32)])
+    stop = np.sort(shared[:100])
+    ta, tb = sample_terms(a, stop, 400), sample_terms(b, stop, 400)
+    assert 200 <= len(ta) <= 400 and len(set(ta)) == len(ta)
+    assert not {f"{h:08x}" for h in stop.tolist()} & set(ta)
+    # the same words are sampled from both books wherever both samples reach them
+    ha, hb = {int(t, 16) for t in ta}, {int(t, 16) for t in tb}
+    coarse = ha if len(a) > len(b) else hb
+    assert coarse & set(shared.tolist()) <= ha & hb
