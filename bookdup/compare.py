@@ -16,7 +16,13 @@ from bookdup.model import Book
 from bookdup.signals import compute_signals
 from bookdup.verify import Verification, verify_pair
 
-__all__ = ["compare_books", "compare_features", "resolve_dictionary"]
+__all__ = [
+    "compare_books",
+    "compare_features",
+    "describe_relation",
+    "resolve_dictionary",
+    "verify_features",
+]
 
 _UNDETERMINED = "und"
 
@@ -55,6 +61,62 @@ def resolve_dictionary(
     return load_dictionary(b, a) if lang_y == a else load_dictionary(a, b)
 
 
+def verify_features(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    *,
+    dictionary: Dictionary | None,
+    threshold: float | None = None,
+) -> Verification | None:
+    """The verification half of `compare_features`: None when the pair falls below ``threshold``.
+
+    Below the threshold (on its) a pair can only be UNRELATED; its shared-word count alone
+    usually proves that (no alignment), and a translated pair's alignment is only built once
+    its |LCS| passes. None as ``threshold`` verifies whatever the score.
+    """
+    verification = verify_pair(
+        fa, fb, threshold=threshold or 0.0, score="its", dictionary=dictionary
+    )
+    if threshold is not None and (verification is None or verification.its < threshold):
+        return None
+    return verification
+
+
+def describe_relation(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    verification: Verification | None,
+    dictionary: Dictionary | None,
+    params: ClassifierParams = CLASSIFIER_PARAMS,
+) -> dict[str, Any]:
+    """The classification half of `compare_features`: page signals, the class, the evidence."""
+    signals = compute_signals(fa, fb, verification)
+    known = _UNDETERMINED not in (fa.language, fb.language)
+    relation = classify(
+        signals,
+        params,
+        same_language=fa.language == fb.language or not known,
+        translated=dictionary is not None,
+    )
+    return {
+        "x": signals.x,
+        "y": signals.y,
+        "shared": signals.shared,
+        "lcs": signals.lcs,
+        "cs": round(signals.cs, 4),
+        "its": round(signals.its, 4),
+        "scores": "TRANS" if dictionary is not None else "DUPNIQ",
+        "relation": relation.relation,
+        "confidence": round(relation.confidence, 4),
+        "direction": relation.direction,
+        "confidences": {k: round(v, 4) for k, v in relation.confidences.items()},
+        "signals": signals.to_dict(),
+        "languages": [fa.language, fb.language],
+        "dictionary": f"{dictionary.source}-{dictionary.target}" if dictionary else None,
+        "pruned": False,
+    }
+
+
 def compare_features(
     fa: BookFeatures,
     fb: BookFeatures,
@@ -66,40 +128,14 @@ def compare_features(
     """Relation of book x (``fa``) to book y (``fb``) with the evidence, JSON-able.
 
     ``threshold`` (on its) is the dedup job's fast path: a pair below it is UNRELATED without
-    signals or classification (``_rejected``); its shared-word count alone usually proves that
-    (no alignment), and a translated pair's alignment is only built once its |LCS| passes.
-    Pairs at or above the threshold get exactly the full result. None compares whatever the
-    score, since a single comparison wants evidence.
+    signals or classification (``_rejected``). Pairs at or above the threshold get exactly the
+    full result. None compares whatever the score, since a single comparison wants evidence.
     """
     lexicon = resolve_dictionary(fa.language, fb.language, dictionary)
     verification = verify_pair(fa, fb, threshold=threshold or 0.0, score="its", dictionary=lexicon)
     if threshold is not None and (verification is None or verification.its < threshold):
         return _rejected(fa, fb, verification, lexicon)
-    signals = compute_signals(fa, fb, verification)
-    known = _UNDETERMINED not in (fa.language, fb.language)
-    relation = classify(
-        signals,
-        params,
-        same_language=fa.language == fb.language or not known,
-        translated=lexicon is not None,
-    )
-    return {
-        "x": signals.x,
-        "y": signals.y,
-        "shared": signals.shared,
-        "lcs": signals.lcs,
-        "cs": round(signals.cs, 4),
-        "its": round(signals.its, 4),
-        "scores": "TRANS" if lexicon is not None else "DUPNIQ",
-        "relation": relation.relation,
-        "confidence": round(relation.confidence, 4),
-        "direction": relation.direction,
-        "confidences": {k: round(v, 4) for k, v in relation.confidences.items()},
-        "signals": signals.to_dict(),
-        "languages": [fa.language, fb.language],
-        "dictionary": f"{lexicon.source}-{lexicon.target}" if lexicon is not None else None,
-        "pruned": False,
-    }
+    return describe_relation(fa, fb, verification, lexicon, params)
 
 
 def _rejected(
