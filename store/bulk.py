@@ -40,11 +40,15 @@ def _expand(action: Action) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Split a helpers-style action into the bulk header and body."""
     action = dict(action)
     op = action.pop("_op_type", "index")
-    header = {op: {k: action.pop(k) for k in ("_index", "_id", "_routing") if k in action}}
+    header: dict[str, Any] = {
+        op: {k: action.pop(k) for k in ("_index", "_id", "_routing") if k in action}
+    }
     if op == "delete":
         return header, None
     if op == "update":
-        body = {k: action.pop(k) for k in ("doc", "doc_as_upsert", "upsert") if k in action}
+        body: dict[str, Any] = {
+            k: action.pop(k) for k in ("doc", "doc_as_upsert", "upsert") if k in action
+        }
         return header, body
     return header, action.pop("_source", action)
 

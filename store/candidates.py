@@ -9,7 +9,7 @@ out of the queries, as passim does with its max-df cut.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,11 @@ import numpy as np
 from elasticsearch import Elasticsearch
 
 from bookdup.arrays import distinct, isin_sorted
+from bookdup.evaluate import pair_key
+from bookdup.features import BookFeatures
+from bookdup.relate import Lexicons
+from bookdup.translate import translate_unique
+from store.msearch import msearch
 from store.retry import with_retries
 
 BANDS_FIELD = "bands"
@@ -152,3 +157,106 @@ def candidate_body(
 def hits_with_scores(response: dict[str, Any]) -> list[tuple[str, float]]:
     """(book id, number of shared keys) for each hit of a candidate search."""
     return [(hit["_id"], float(hit["_score"])) for hit in response["hits"]["hits"]]
+
+
+def indexed_languages(client: Elasticsearch, index: str) -> set[str]:
+    """Languages of the indexed books: translated queries go only where there are books."""
+    response = with_retries()(client.search)(
+        index=index, size=0, aggs={"langs": {"terms": {"field": "language", "size": 200}}}
+    ).body
+    return {b["key"] for b in response["aggregations"]["langs"]["buckets"]}
+
+
+@dataclass(frozen=True)
+class StopLists:
+    """What the collection says is boilerplate: keys held by more than ``max_df`` books."""
+
+    n_books: int
+    max_df: int
+    bands: frozenset[str]
+    uniq: np.ndarray  # sorted uint32 word hashes, dropped from queries and from verification
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.bands) + int(self.uniq.size)
+
+    @classmethod
+    def from_index(cls, client: Elasticsearch, index: str, params: CandidateParams) -> StopLists:
+        """Document frequencies of the whole books index, read once per job."""
+        n_books = with_retries()(client.count)(index=index)["count"]
+        max_df = params.max_df(n_books)
+        bands = high_df_terms(client, index, BANDS_FIELD, max_df)
+        uniq = high_df_terms(client, index, UNIQ_FIELD, max_df)
+        common = np.array(sorted(int(t, 16) for t in uniq), dtype=np.uint32)
+        return cls(n_books, max_df, frozenset(bands), common)
+
+
+class CandidateSearcher:
+    """Builds and runs the candidate queries of a batch of query books.
+
+    Per book: a band-collision query, a shared-unique-word query and one translated
+    unique-word query per other indexed language a lexicon reaches, each ranked by the number
+    of shared keys and capped; the same queries serve the dedup job and a lookup of an
+    unindexed text.
+    """
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        index: str,
+        params: CandidateParams,
+        stop: StopLists,
+        lexicons: Lexicons,
+        languages: set[str],
+    ) -> None:
+        self.client = client
+        self.index = index
+        self.params = params
+        self.stop = stop
+        self.lexicons = lexicons
+        self.languages = languages
+
+    def _uniq_body(
+        self, f: BookFeatures, hashes: np.ndarray, language: str | None
+    ) -> dict[str, Any] | None:
+        p = self.params
+        picked = sample_terms(hashes, self.stop.uniq, p.target_query_terms)
+        return candidate_body(
+            f.book_id,
+            UNIQ_FIELD,
+            picked,
+            p.min_shared(len(picked)),
+            p.max_translation_candidates if language else p.max_candidates,
+            language=language,
+        )
+
+    def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
+        """Band query, unique-word query, one translated query per reachable language."""
+        p = self.params
+        bands = [t for t in f.bands if t not in self.stop.bands]
+        out = [
+            candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
+            self._uniq_body(f, f.unique.hashes, None),
+        ]
+        for target in self.lexicons.targets(f.language):
+            # a lexicon is loaded only when books of its target language are indexed
+            dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
+            if dictionary is None:
+                continue
+            hashes, _ = translate_unique(
+                f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
+            )
+            out.append(self._uniq_body(f, hashes, target))
+        return [b for b in out if b is not None]
+
+    def candidates(self, batch: Sequence[BookFeatures]) -> Iterator[tuple[str, str]]:
+        """Unordered candidate pairs (a < b) of every book of ``batch``, duplicates possible."""
+        bodies: list[dict[str, Any]] = []
+        owners: list[str] = []
+        for f in batch:
+            for body in self.bodies(f):
+                bodies.append(body)
+                owners.append(f.book_id)
+        for owner, response in zip(owners, msearch(self.client, self.index, bodies), strict=True):
+            for other, _score in hits_with_scores(response):
+                yield pair_key(owner, other)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from elasticsearch import (
     ApiError,
@@ -71,7 +72,7 @@ class ConnectionSettings:
 
 def make_client(settings: ConnectionSettings) -> Elasticsearch:
     """A client with sane retry/timeouts; does not contact the node."""
-    kwargs: dict[str, object] = {
+    kwargs: dict[str, Any] = {
         "request_timeout": settings.timeout,
         "retry_on_timeout": True,
         "max_retries": 3,

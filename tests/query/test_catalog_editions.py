@@ -22,8 +22,9 @@ import pytest
 from bookdup.cluster import cluster_id
 from indexer.dedup_job import run_dedup
 from indexer.index_job import IndexOptions, run_index
-from query.catalog import catalog_search
-from query.editions import lookup_book, related_books
+from query.match import lookup_book
+from query.related import related_books
+from query.search import catalog_search
 from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import gutenberg_body, paginate, write_txt

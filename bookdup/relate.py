@@ -1,0 +1,107 @@
+"""The verification policy: which pairs are compared, with which lexicon, and how a found
+relation's direction is worded for each reader.
+
+The dedup job and the lookup of a text that is not indexed must decide alike, so the policy
+lives here, once, and both call it. Two facts shape it:
+
+- Below the classifier's its floors (its evidence gate for one language, the lower edge of its
+  TRANSLATION ramp across two) a pair can only be UNRELATED, so it is rejected before any page
+  signal is computed: a lossless fast path, which is what makes most candidates cheap.
+- Books in two languages are comparable only through a bilingual lexicon; without one for the
+  pair, nothing is said about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bookdup.classify import CLASSIFIER_PARAMS
+from bookdup.compare import describe_relation, verify_features
+from bookdup.dictionary import Dictionary
+from bookdup.features import BookFeatures
+from bookdup.verify import Verification
+
+UNDETERMINED = "und"
+SAME_LANGUAGE_FLOOR = CLASSIFIER_PARAMS.min_its[0]
+TRANSLATION_FLOOR = CLASSIFIER_PARAMS.translation_its[0]
+
+
+class Lexicons(Protocol):
+    """Where bilingual lexicons come from (the caller owns loading and caching them)."""
+
+    def targets(self, source: str) -> list[str]: ...
+
+    def get(self, source: str, target: str) -> Dictionary | None: ...
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """How one pair is verified: through which lexicon (None: same language) from which floor."""
+
+    dictionary: Dictionary | None
+    threshold: float
+
+
+def plan_pair(a: BookFeatures, b: BookFeatures, lexicons: Lexicons) -> PairPlan | None:
+    """The plan for comparing ``a`` with ``b``; None when no lexicon links their languages."""
+    if a.language == b.language or UNDETERMINED in (a.language, b.language):
+        return PairPlan(None, SAME_LANGUAGE_FLOOR)
+    dictionary = lexicons.get(a.language, b.language)
+    return None if dictionary is None else PairPlan(dictionary, TRANSLATION_FLOOR)
+
+
+@dataclass(frozen=True)
+class VerifiedPair:
+    """A pair whose verification passed its floor: only these are worth classifying."""
+
+    a: BookFeatures
+    b: BookFeatures
+    verification: Verification
+    dictionary: Dictionary | None
+
+
+def verify_planned(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> VerifiedPair | None:
+    """Verify one pair under its plan; None when it falls below the floor."""
+    verification = verify_features(a, b, dictionary=plan.dictionary, threshold=plan.threshold)
+    return None if verification is None else VerifiedPair(a, b, verification, plan.dictionary)
+
+
+def classify_verified(pair: VerifiedPair) -> dict[str, Any]:
+    """Page signals, the relation class and the evidence of a verified pair (JSON-able)."""
+    return describe_relation(pair.a, pair.b, pair.verification, pair.dictionary)
+
+
+def relate(a: BookFeatures, b: BookFeatures, lexicons: Lexicons) -> dict[str, Any] | None:
+    """The relation of ``a`` to ``b`` (None when unrelated or not comparable)."""
+    plan = plan_pair(a, b, lexicons)
+    verified = verify_planned(a, b, plan) if plan is not None else None
+    if verified is None:
+        return None
+    result = classify_verified(verified)
+    return None if result["relation"] == "UNRELATED" else result
+
+
+# A containment's direction, worded for three readers: the core compares x with y; the
+# relations index stores the pair as (a, b) with a < b; a reader asks from one book's side.
+_STORED = {"x_in_y": "a_in_b", "y_in_x": "b_in_a"}
+_FROM_SIDE = {"x_in_y": "this_in_other", "y_in_x": "other_in_this"}
+
+
+def stored_direction(direction: str | None) -> str | None:
+    """``x_in_y`` / ``y_in_x`` of a comparison of (a, b) as the relations index words it."""
+    return _STORED.get(direction or "", direction)
+
+
+def direction_from_side(direction: str | None, this_is_first: bool) -> str | None:
+    """A stored (``a_in_b``) or compared (``x_in_y``) direction seen from one of the two books.
+
+    ``this_is_first``: the book asking is ``a`` (or ``x``). Answers ``this_in_other`` or
+    ``other_in_this``; directions without containment pass through unchanged.
+    """
+    compared = {"a_in_b": "x_in_y", "b_in_a": "y_in_x"}.get(direction or "", direction)
+    if compared not in _FROM_SIDE:
+        return direction
+    if not this_is_first:
+        compared = "y_in_x" if compared == "x_in_y" else "x_in_y"
+    return _FROM_SIDE[compared]

@@ -1,0 +1,248 @@
+"""The stages of `bookdup dedup`, each a function with typed inputs and outputs.
+
+    prepare → select books → candidates → verify → classify → write relations
+            → remove stale relations → cluster and write back (indexer.clustering)
+
+A stage knows nothing of the others' internals, so it can be timed, tested or replaced alone;
+`indexer.dedup_job.run_dedup` strings them together and keeps the counts and timers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from elasticsearch import Elasticsearch
+
+from bookdup.features import BookFeatures, features_from_doc
+from bookdup.relate import (
+    VerifiedPair,
+    classify_verified,
+    plan_pair,
+    stored_direction,
+    verify_planned,
+)
+from readers.dictionaries import Dictionaries
+from store.bulk import Action
+from store.candidates import (
+    CandidateParams,
+    CandidateSearcher,
+    StopLists,
+    indexed_languages,
+)
+from store.features import DEFAULT_CACHE_SIZE, FeatureCache
+from store.iterate import batched, iter_documents
+from store.schema import IndexNames
+
+#: Books that cannot take part: nothing to compare, or a word list rather than prose.
+SKIP_FLAGS = frozenset({"empty", "no_unique_words", "alphabetical"})
+
+
+@dataclass(frozen=True)
+class DedupParams:
+    """Knobs of a dedup job."""
+
+    candidates: CandidateParams = field(default_factory=CandidateParams)
+    batch_size: int = 32  # query books per _msearch round trip
+    cache_size: int = DEFAULT_CACHE_SIZE
+    translations: bool = True
+
+
+@dataclass(frozen=True)
+class DedupRun:
+    """What every stage of one run shares, prepared once: where, what and with which lists."""
+
+    client: Elasticsearch
+    names: IndexNames
+    params: DedupParams
+    run_id: str
+    selection: dict[str, Any] | None  # the query books (None: every book)
+    stop: StopLists
+    cache: FeatureCache
+    searcher: CandidateSearcher
+    lexicons: Dictionaries
+
+
+def prepare(
+    client: Elasticsearch,
+    names: IndexNames,
+    params: DedupParams,
+    run_id: str,
+    since_time: str | None,
+) -> DedupRun:
+    """Stage 0: collection statistics (boilerplate keys), languages, lexicons, the cache."""
+    stop = StopLists.from_index(client, names.books, params.candidates)
+    lexicons = Dictionaries(params.translations)
+    languages = indexed_languages(client, names.books)
+    searcher = CandidateSearcher(client, names.books, params.candidates, stop, lexicons, languages)
+    cache = FeatureCache(client, names.books, stop.uniq, params.cache_size)
+    selection = {"range": {"indexed_at": {"gte": since_time}}} if since_time else None
+    return DedupRun(client, names, params, run_id, selection, stop, cache, searcher, lexicons)
+
+
+@dataclass(frozen=True)
+class QueryBatch:
+    """Books whose candidates are searched together; flagged books are set aside with why."""
+
+    ids: list[str]
+    books: list[BookFeatures]
+    skipped: list[tuple[str, str]]
+
+
+def select_books(run: DedupRun) -> Iterator[QueryBatch]:
+    """Stage 1: the query books (all, or those indexed since), in batches, features cached."""
+    hits = iter_documents(
+        run.client,
+        run.names.books,
+        query=run.selection,
+        source=["features", "flags"],
+        page_size=200,
+    )
+    for batch in batched(hits, run.params.batch_size):
+        books, skipped = [], []
+        for hit in batch:
+            flags = set(hit["_source"].get("flags", [])) & SKIP_FLAGS
+            if flags:
+                skipped.append((hit["_id"], "flagged " + ",".join(sorted(flags))))
+                continue
+            features = features_from_doc(hit["_source"]["features"], words=False)
+            books.append(run.cache.put(features))
+        yield QueryBatch([hit["_id"] for hit in batch], books, skipped)
+
+
+@dataclass(frozen=True)
+class CandidateBatch:
+    """A batch's candidate pairs (a < b, possibly repeated) and the time the searches took."""
+
+    batch: QueryBatch
+    pairs: list[tuple[str, str]]
+    seconds: float
+
+
+def find_candidates(run: DedupRun, batch: QueryBatch) -> CandidateBatch:
+    """Stage 2: one ``_msearch`` of term queries for the whole batch."""
+    started = time.monotonic()
+    pairs = list(run.searcher.candidates(batch.books))
+    return CandidateBatch(batch, pairs, time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class VerifiedBatch:
+    """The pairs that passed verification, and how many pairs were compared at all."""
+
+    pairs: list[VerifiedPair]
+    compared: int
+
+
+def verify_candidates(run: DedupRun, pairs: Sequence[tuple[str, str]]) -> VerifiedBatch:
+    """Stage 3: LCS verification of each pair that a lexicon makes comparable.
+
+    Pairs below the classifier's its floors are dropped here, before any page signal.
+    """
+    features = run.cache.get_many(i for p in pairs for i in p)
+    verified: list[VerifiedPair] = []
+    compared = 0
+    for a_id, b_id in pairs:
+        a, b = features.get(a_id), features.get(b_id)
+        if a is None or b is None or (set(a.flags) | set(b.flags)) & SKIP_FLAGS:
+            continue
+        plan = plan_pair(a, b, run.lexicons)
+        if plan is None:
+            continue
+        compared += 1
+        passed = verify_planned(a, b, plan)
+        if passed is not None:
+            verified.append(passed)
+    return VerifiedBatch(verified, compared)
+
+
+@dataclass(frozen=True)
+class FoundRelation:
+    """A classified related pair, ready to be written."""
+
+    a: BookFeatures
+    b: BookFeatures
+    result: dict[str, Any]
+
+    @property
+    def pair_id(self) -> str:
+        return f"{self.a.book_id}|{self.b.book_id}"
+
+
+def classify_pairs(verified: Sequence[VerifiedPair]) -> list[FoundRelation]:
+    """Stage 4: page signals and the relation class; UNRELATED pairs are dropped."""
+    found = []
+    for pair in verified:
+        result = classify_verified(pair)
+        if result["relation"] != "UNRELATED":
+            found.append(FoundRelation(pair.a, pair.b, result))
+    return found
+
+
+def relation_document(found: FoundRelation, run_id: str, now: str) -> dict[str, Any]:
+    """The relations-index document of a found pair (``a`` < ``b``)."""
+    a, b, result = found.a, found.b, found.result
+    return {
+        "a": a.book_id,
+        "b": b.book_id,
+        "relation": result["relation"],
+        "direction": stored_direction(result.get("direction")),
+        "confidence": round(float(result["confidence"]), 4),
+        "translated": a.language != b.language,
+        "languages": [a.language, b.language],
+        "x": int(result["x"]),
+        "y": int(result["y"]),
+        "shared": int(result["shared"]),
+        "lcs": int(result["lcs"]),
+        "cs": round(float(result["cs"]), 4),
+        "its": round(float(result["its"]), 4),
+        "signals": result.get("signals", {}),
+        "evidence": result.get("evidence", {}),
+        "run_id": run_id,
+        "created_at": now,
+    }
+
+
+def write_actions(
+    run: DedupRun, found: Sequence[FoundRelation], queried: Sequence[str], now: str
+) -> Iterator[Action]:
+    """Stage 5: bulk actions for the found relations and the queried books' run marker.
+
+    Relation ids are ``a|b``, so a rerun overwrites instead of duplicating.
+    """
+    for relation in found:
+        yield {
+            "_index": run.names.relations,
+            "_id": relation.pair_id,
+            "_source": relation_document(relation, run.run_id, now),
+        }
+    for book_id in queried:
+        yield {
+            "_op_type": "update",
+            "_index": run.names.books,
+            "_id": book_id,
+            "doc": {"dedup_run": run.run_id},
+        }
+
+
+def stale_relation_ids(
+    client: Elasticsearch, names: IndexNames, keep: set[str], touching: set[str] | None
+) -> Iterator[str]:
+    """Stage 6: relations this run no longer finds (books changed, thresholds moved).
+
+    A full run owns every relation (``touching`` None); an incremental run only those that
+    involve the books it queried, so pairs of untouched books stay as earlier runs left them.
+    """
+    if touching is None:
+        hits = iter_documents(client, names.relations, source=False)
+        yield from (hit["_id"] for hit in hits if hit["_id"] not in keep)
+        return
+    ids = sorted(touching)
+    for start in range(0, len(ids), 1000):
+        chunk = ids[start : start + 1000]
+        query = {"bool": {"should": [{"terms": {"a": chunk}}, {"terms": {"b": chunk}}]}}
+        for hit in iter_documents(client, names.relations, query=query, source=False):
+            if hit["_id"] not in keep:
+                yield hit["_id"]
