@@ -4,11 +4,16 @@ Resumable by construction: every book is written under its own id with a hash of
 content, and a book whose stored hash matches is skipped, so a killed job simply runs again.
 Failures of single books (unreadable files, duplicate ids, extraction errors, refused documents)
 are collected with the file and the reason and never stop the job.
+
+The job runs as stages, each a function or method below: walk the inputs (`_walk`), look up
+the stored hashes of a batch (`_Lookup.stored`), read and extract in the workers (`_dispatch`,
+`indexer.index_worker`), settle each book in reading order (`_ReadingOrder`,
+`_IndexRun.settle`), bulk-write the documents (`_IndexRun.actions`) and record the run
+(`_IndexRun.finish`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections import deque
@@ -20,17 +25,39 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bookdup.cluster import cluster_id
-from bookdup.features import FeatureParams, extract_features, features_to_doc, unique_sample_terms
+from bookdup.features import FeatureParams
 from bookdup.model import Book
+from indexer.index_worker import (
+    EXCERPT_WORDS,
+    Outcome,
+    Task,
+    build,
+    build_document,
+    checked_book,
+    raw_hash,
+    read_and_build,
+    read_error,
+    stored_verdict,
+)
 from readers import ReadError, Source, check_read_options, iter_sources, read_source
-from store.bulk import bulk_write
+from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
 from store.runs import RunRecorder
 from store.schema import IndexNames, ensure_indices
 
-EXCERPT_WORDS = 300  # enough text for catalog search snippets without storing whole books
+__all__ = [
+    "EXCERPT_WORDS",
+    "IndexOptions",
+    "IndexSummary",
+    "build_document",
+    "count_inputs",
+    "raw_hash",
+    "run_index",
+    "stored_verdict",
+]
+
+WorkItem = Source | Book | ReadError
 
 
 @dataclass(frozen=True)
@@ -65,6 +92,11 @@ class IndexSummary:
     def books_per_s(self) -> float:
         return self.indexed / self.seconds if self.seconds else 0.0
 
+    @property
+    def done(self) -> int:
+        """Books finished one way or another, for the progress bar."""
+        return self.indexed + self.unchanged + len(self.failures)
+
     def as_counts(self) -> dict[str, Any]:
         return {
             "read": self.read,
@@ -72,154 +104,6 @@ class IndexSummary:
             "unchanged": self.unchanged,
             "failed": len(self.failures),
         }
-
-
-def raw_hash(book: Book) -> str:
-    """Hash of everything that goes into a book's document, to skip unchanged books on re-runs."""
-    h = hashlib.sha1()
-    meta = (book.id, book.title, book.author, book.language, book.year)
-    h.update(repr(meta).encode("utf-8"))
-    for page in book.pages:
-        h.update(page.encode("utf-8", "surrogatepass"))
-        h.update(b"\f")
-    return h.hexdigest()
-
-
-def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any]:
-    """The books-index document for one book (runs in worker processes)."""
-    features = extract_features(book, params)
-    excerpt_words: list[str] = []
-    for page in book.pages:
-        excerpt_words.extend(page.split())
-        if len(excerpt_words) >= EXCERPT_WORDS:
-            break
-    own_cluster = cluster_id([book.id])
-    return {
-        "book_id": book.id,
-        "title": book.title,
-        "author": book.author,
-        "year": book.year,
-        "language": features.language,
-        "declared_language": book.language,
-        "language_confidence": features.language_confidence,
-        "source": book.source,
-        "raw_hash": raw_hash(book),
-        "content_hash": features.content_hash,
-        "n_words": features.n_words,
-        "n_pages": features.n_pages,
-        "n_unique": len(features.unique.words),
-        "flags": list(features.flags),
-        "excerpt": " ".join(excerpt_words[:EXCERPT_WORDS]),
-        "bands": list(features.bands),
-        "uniq": unique_sample_terms(features, uniq_modulus),
-        "features": features_to_doc(features),
-        "extra": book.extra,
-        "edition_cluster": own_cluster,
-        "work_cluster": own_cluster,
-    }
-
-
-def _extract(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any] | str:
-    """Worker entry point: a document, or the error message (never raises across processes)."""
-    try:
-        return build_document(book, uniq_modulus, params)
-    except Exception as exc:  # noqa: BLE001 - one bad book must not stop thousands
-        return f"feature extraction failed: {type(exc).__name__}: {exc}"
-
-
-def stored_verdict(
-    book_id: str, source: str | None, digest: str, stored: dict[str, Any] | None
-) -> str | None:
-    """What the stored document with the book's id says: None (index the book), "unchanged", or
-    the reason it is refused (another file's book holds the id)."""
-    if stored is None:
-        return None
-    if stored.get("raw_hash") == digest:
-        # Same id, same content: unchanged even if its file moved or, in JSONL, its line
-        # number shifted (both are part of ``source``).
-        return "unchanged"
-    if stored.get("source") and source and stored["source"] != source:
-        return f"duplicate id {book_id!r}: already indexed from {stored['source']}"
-    return None
-
-
-@dataclass(frozen=True)
-class _Task:
-    """The options a worker needs, sent with every work item."""
-
-    lines_per_page: int
-    encoding: str | None
-    uniq_modulus: int
-    params: FeatureParams
-
-
-@dataclass
-class _Outcome:
-    """What became of one work item, handed back to the main process in reading order.
-
-    ``book_id`` is None for input that could not be read (``verdict`` says why). ``verdict``
-    is otherwise the stored-document check (`stored_verdict`) when ``checked``, i.e. when it
-    was made under the book's real id; ``result`` is the document or the extraction error when
-    the book was extracted.
-    """
-
-    where: str
-    book_id: str | None = None
-    source: str | None = None
-    digest: str = ""
-    verdict: str | None = None
-    checked: bool = True
-    result: dict[str, Any] | str | None = None
-
-
-def _read_error(error: ReadError) -> _Outcome:
-    where = error.path if error.line is None else f"{error.path}:{error.line}"
-    return _Outcome(where, verdict=error.reason)
-
-
-def _checked_book(book: Book, digest: str, stored: dict[str, Any] | None) -> _Outcome:
-    """A book whose stored document was looked up under its own id; not extracted yet."""
-    verdict = stored_verdict(book.id, book.source, digest, stored)
-    return _Outcome(book.source or book.id, book.id, book.source, digest, verdict)
-
-
-def _build(book: Book, digest: str, task: _Task) -> _Outcome:
-    """Worker entry point for a book read in the main process (a JSONL record): extraction."""
-    result = _extract(book, task.uniq_modulus, task.params)
-    return _Outcome(book.source or book.id, book.id, book.source, digest, result=result)
-
-
-def _read_and_build(source: Source, stored: dict[str, Any] | None, task: _Task) -> _Outcome:
-    """Worker entry point for a book file or page folder: read and parse it, hash it, and unless
-    ``stored`` (the stored document under the id the file implies) shows it unchanged or
-    refused, extract it. Never raises across processes."""
-    try:
-        (item,) = read_source(source, lines_per_page=task.lines_per_page, encoding=task.encoding)
-    except Exception as exc:  # noqa: BLE001 - a reader bug must not stop the job either
-        return _Outcome(str(source.path), verdict=f"read failed: {type(exc).__name__}: {exc}")
-    if isinstance(item, ReadError):
-        return _read_error(item)
-    digest = raw_hash(item)
-    if item.id != source.default_id:  # metadata named another id: checked in the main process
-        outcome = _Outcome(item.source or item.id, item.id, item.source, digest, checked=False)
-    else:
-        outcome = _checked_book(item, digest, stored)
-        if outcome.verdict is not None:
-            return outcome
-    outcome.result = _extract(item, task.uniq_modulus, task.params)
-    return outcome
-
-
-def _work_items(
-    paths: list[Path], lines_per_page: int, encoding: str | None
-) -> Iterator[Source | Book | ReadError]:
-    """The walk's sources, except that JSONL files are read here, record by record: parsing a
-    line is cheap, and a JSONL file holds many books."""
-    for source in iter_sources(paths):
-        if isinstance(source, Source) and source.kind == "jsonl":
-            yield from read_source(source, lines_per_page=lines_per_page, encoding=encoding)
-        else:
-            yield source
 
 
 def count_inputs(paths: Iterable[Path]) -> int:
@@ -234,6 +118,29 @@ def count_inputs(paths: Iterable[Path]) -> int:
         elif path.suffix.lower() in {".txt", ".xml", ".html", ".hocr", ".htm"}:
             total += 1
     return total
+
+
+# --- stage 1: walk the inputs ---------------------------------------------------------------
+
+
+def _walk(paths: list[Path], lines_per_page: int, encoding: str | None) -> Iterator[WorkItem]:
+    """The walk's sources, except that JSONL files are read here, record by record: parsing a
+    line is cheap, and a JSONL file holds many books."""
+    for source in iter_sources(paths):
+        if isinstance(source, Source) and source.kind == "jsonl":
+            yield from read_source(source, lines_per_page=lines_per_page, encoding=encoding)
+        else:
+            yield source
+
+
+# --- stage 2: look up stored hashes; duplicate ids within the job ---------------------------
+
+
+def _batch_ids(batch: list[WorkItem]) -> list[str]:
+    """The ids a batch is expected to hold: a record's own id, or the id a file implies."""
+    ids = {item.id for item in batch if isinstance(item, Book)}
+    ids.update(i.default_id for i in batch if isinstance(i, Source) and i.default_id)
+    return sorted(ids)
 
 
 class _Lookup:
@@ -264,6 +171,166 @@ class _Lookup:
         self._seen[book_id] = source or "?"
         return None
 
+    def final_verdict(self, outcome: Outcome) -> str | None:
+        """None to write the book's document, "unchanged", or why the item is refused.
+
+        Must be called in reading order: the first book read with an id is the one kept.
+        """
+        verdict = outcome.verdict
+        if outcome.book_id is not None:  # a book was read: first of its id, then stored
+            verdict = self.first_read(outcome.book_id, outcome.source) or (
+                outcome.verdict
+                if outcome.checked
+                else self.verdict(outcome.book_id, outcome.source, outcome.digest)
+            )
+        if verdict is None and isinstance(outcome.result, str):
+            verdict = outcome.result  # feature extraction failed
+        return verdict
+
+
+# --- stage 3: read and extract in the workers -----------------------------------------------
+
+
+def _dispatch(
+    pool: ProcessPoolExecutor, task: Task, item: WorkItem, stored: dict[str, dict[str, Any]]
+) -> Outcome | Future[Outcome]:
+    """Send a work item to a worker, or settle it here when nothing is left to read or extract."""
+    if isinstance(item, ReadError):
+        return read_error(item)
+    if isinstance(item, Source):
+        expected = stored.get(item.default_id) if item.default_id else None
+        return pool.submit(read_and_build, item, expected, task)
+    # a JSONL record, read here: only its extraction goes to a worker
+    digest = raw_hash(item)
+    outcome = checked_book(item, digest, stored.get(item.id))
+    return pool.submit(build, item, digest, task) if outcome.verdict is None else outcome
+
+
+# --- stage 4: settle in reading order -------------------------------------------------------
+
+
+class _ReadingOrder:
+    """Work items in flight, handed back in the order they were read (so that the first book
+    with an id wins whatever worker finishes first), at most ``limit`` of them held."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._window: deque[Outcome | Future[Outcome]] = deque()
+
+    def add(self, entry: Outcome | Future[Outcome]) -> None:
+        self._window.append(entry)
+
+    def overflow(self) -> Iterator[Outcome]:
+        """The oldest outcomes, waited for, while more than ``limit`` are in flight."""
+        return self._drain(self._limit)
+
+    def rest(self) -> Iterator[Outcome]:
+        """Every outcome still in flight, once the walk is done."""
+        return self._drain(0)
+
+    def _drain(self, limit: int) -> Iterator[Outcome]:
+        while len(self._window) > limit:
+            entry = self._window.popleft()
+            yield entry if isinstance(entry, Outcome) else entry.result()
+
+
+# --- the job: settle (stage 4), bulk-write (5), record the run (6) --------------------------
+
+
+class _IndexRun:
+    """The state of one index job in one place: counts, ids seen, the run record, and the file
+    of every book sent to be written (to name it when the cluster refuses the document)."""
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        names: IndexNames,
+        paths: list[Path],
+        options: IndexOptions,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self._client = client
+        self._names = names
+        self._paths = paths
+        self._options = options
+        self._progress = progress
+        self._recorder = RunRecorder(
+            client, names, "index", params={"paths": [str(p) for p in paths]}
+        )
+        self.summary = IndexSummary(run_id=self._recorder.run_id)
+        self._started = time.monotonic()
+        self._lookup = _Lookup(client, names.books)
+        self._sources: dict[str, str] = {}  # book id -> file
+
+    def actions(self, pool: ProcessPoolExecutor) -> Iterator[dict[str, Any]]:
+        """Bulk actions of the books to write. Reading, parsing and extraction run in the
+        workers; this process walks the inputs, looks up stored hashes (one mget per batch) and
+        settles each book in reading order."""
+        options = self._options
+        check_read_options(options.lines_per_page, options.encoding)
+        task = Task(options.lines_per_page, options.encoding, options.uniq_modulus, options.params)
+        in_flight = _ReadingOrder(limit=options.workers * 4)
+        items = _walk(self._paths, options.lines_per_page, options.encoding)
+        for batch in batched(items, options.lookup_batch):
+            stored = self._lookup.stored(_batch_ids(batch))
+            for item in batch:
+                in_flight.add(_dispatch(pool, task, item, stored))
+                yield from self._to_write(in_flight.overflow())
+        yield from self._to_write(in_flight.rest())
+
+    def _to_write(self, outcomes: Iterator[Outcome]) -> Iterator[dict[str, Any]]:
+        """The bulk action of each settled outcome that is a document to write."""
+        for outcome in outcomes:
+            doc = self.settle(outcome)
+            if doc is not None:
+                yield self._action(outcome, doc)
+
+    def settle(self, outcome: Outcome) -> dict[str, Any] | None:
+        """The document to write, or None once the book is counted as unchanged or failed."""
+        self.summary.read += 1
+        verdict = self._lookup.final_verdict(outcome)
+        if verdict is None:
+            assert isinstance(outcome.result, dict)
+            return outcome.result
+        if verdict == "unchanged":
+            self.summary.unchanged += 1
+        else:
+            self.summary.failures.append((outcome.where, verdict))
+        self._note()
+        return None
+
+    def _action(self, outcome: Outcome, doc: dict[str, Any]) -> dict[str, Any]:
+        book_id = outcome.book_id
+        assert book_id is not None
+        doc["index_run"] = self._recorder.run_id
+        doc["indexed_at"] = self._recorder.now()
+        self._sources[book_id] = outcome.where
+        return {"_index": self._names.books, "_id": book_id, "_source": doc}
+
+    def on_chunk(self, report: BulkReport) -> None:
+        """Bulk progress: the books written so far."""
+        self.summary.indexed = report.ok
+        self._note()
+
+    def _note(self) -> None:
+        if self._progress:
+            self._progress(self.summary.done)
+
+    def finish(self, report: BulkReport) -> IndexSummary:
+        """Count the writes, make them searchable and complete the run record."""
+        summary = self.summary
+        summary.indexed = report.ok
+        for failure in report.failures:
+            summary.failures.append((self._sources.get(failure.id, failure.id), failure.reason))
+        self._client.indices.refresh(index=self._names.books)
+        summary.seconds = time.monotonic() - self._started
+        self._recorder.finish(
+            counts=summary.as_counts(),
+            timings={"seconds": round(summary.seconds, 3), "books_per_s": summary.books_per_s},
+            skipped=[{"file": f, "reason": r} for f, r in summary.failures[:1000]],
+        )
+        return summary
+
 
 def run_index(
     client: Elasticsearch,
@@ -279,94 +346,9 @@ def run_index(
     """
     options = options or IndexOptions()
     ensure_indices(client, names)
-    recorder = RunRecorder(client, names, "index", params={"paths": [str(p) for p in paths]})
-    summary = IndexSummary(run_id=recorder.run_id)
-    started = time.monotonic()
-    lookup = _Lookup(client, names.books)
-    sources: dict[str, str] = {}  # book id -> file, to name the file when a write is refused
-
-    def note() -> None:
-        if progress:
-            progress(summary.indexed + summary.unchanged + len(summary.failures))
-
-    def actions(pool: ProcessPoolExecutor) -> Iterator[dict[str, Any]]:
-        # Reading, parsing and extraction run in the workers; this process walks the inputs,
-        # looks up stored hashes (one mget per batch) and settles each book in reading order.
-        task = _Task(options.lines_per_page, options.encoding, options.uniq_modulus, options.params)
-        window: deque[_Outcome | Future[_Outcome]] = deque()
-        max_in_flight = options.workers * 4
-
-        def settle(outcome: _Outcome) -> dict[str, Any] | None:
-            """The document to write, or None once the book is counted as unchanged or failed."""
-            summary.read += 1
-            verdict = outcome.verdict
-            if outcome.book_id is not None:  # a book was read: first of its id, then stored
-                verdict = lookup.first_read(outcome.book_id, outcome.source) or (
-                    outcome.verdict
-                    if outcome.checked
-                    else lookup.verdict(outcome.book_id, outcome.source, outcome.digest)
-                )
-            if verdict is None and isinstance(outcome.result, str):
-                verdict = outcome.result  # feature extraction failed
-            if verdict == "unchanged":
-                summary.unchanged += 1
-            elif verdict is not None:
-                summary.failures.append((outcome.where, verdict))
-            else:
-                assert isinstance(outcome.result, dict)
-                return outcome.result
-            note()
-            return None
-
-        def drain(limit: int) -> Iterator[dict[str, Any]]:
-            while len(window) > limit:
-                entry = window.popleft()
-                outcome = entry if isinstance(entry, _Outcome) else entry.result()
-                doc = settle(outcome)
-                if doc is None:
-                    continue
-                book_id = outcome.book_id
-                assert book_id is not None
-                doc["index_run"] = recorder.run_id
-                doc["indexed_at"] = recorder.now()
-                sources[book_id] = outcome.where
-                yield {"_index": names.books, "_id": book_id, "_source": doc}
-
-        check_read_options(options.lines_per_page, options.encoding)
-        items = _work_items(paths, options.lines_per_page, options.encoding)
-        for batch in batched(items, options.lookup_batch):
-            ids = {item.id for item in batch if isinstance(item, Book)}
-            ids.update(i.default_id for i in batch if isinstance(i, Source) and i.default_id)
-            stored = lookup.stored(sorted(ids))
-            for item in batch:
-                if isinstance(item, ReadError):
-                    window.append(_read_error(item))
-                elif isinstance(item, Source):
-                    expected = stored.get(item.default_id) if item.default_id else None
-                    window.append(pool.submit(_read_and_build, item, expected, task))
-                else:
-                    # a JSONL record, read here: only its extraction goes to a worker
-                    digest = raw_hash(item)
-                    outcome = _checked_book(item, digest, stored.get(item.id))
-                    extract = outcome.verdict is None
-                    window.append(pool.submit(_build, item, digest, task) if extract else outcome)
-                yield from drain(max_in_flight)
-        yield from drain(0)
-
-    def on_chunk(report: Any) -> None:
-        summary.indexed = report.ok
-        note()
-
+    job = _IndexRun(client, names, paths, options, progress)
     with ProcessPoolExecutor(max_workers=options.workers) as pool:
-        report = bulk_write(client, actions(pool), chunk_size=options.bulk_chunk, on_chunk=on_chunk)
-    summary.indexed = report.ok
-    for failure in report.failures:
-        summary.failures.append((sources.get(failure.id, failure.id), failure.reason))
-    client.indices.refresh(index=names.books)
-    summary.seconds = time.monotonic() - started
-    recorder.finish(
-        counts=summary.as_counts(),
-        timings={"seconds": round(summary.seconds, 3), "books_per_s": summary.books_per_s},
-        skipped=[{"file": f, "reason": r} for f, r in summary.failures[:1000]],
-    )
-    return summary
+        report = bulk_write(
+            client, job.actions(pool), chunk_size=options.bulk_chunk, on_chunk=job.on_chunk
+        )
+    return job.finish(report)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import index_job
+from indexer import index_worker
 from indexer.index_job import IndexOptions, raw_hash, run_index
 from readers import Source, read_source
 from store.iterate import iter_documents
@@ -209,9 +209,9 @@ def test_fixing_a_jsonl_line_does_not_turn_the_following_records_into_duplicates
 # --- reading in the workers ----------------------------------------------------------------
 
 
-def _task() -> index_job._Task:
+def _task() -> index_worker.Task:
     options = IndexOptions(workers=1)
-    return index_job._Task(
+    return index_worker.Task(
         options.lines_per_page, options.encoding, options.uniq_modulus, options.params
     )
 
@@ -224,11 +224,11 @@ def test_worker_answers_unchanged_from_the_prefetched_hash_without_extracting(
     (book,) = read_source(source)
     extracted: list[str] = []
     monkeypatch.setattr(
-        index_job, "_extract", lambda book, *_: extracted.append(book.id) or {"book_id": book.id}
+        index_worker, "extract", lambda book, *_: extracted.append(book.id) or {"book_id": book.id}
     )
 
     stored = {"raw_hash": raw_hash(book), "source": "elsewhere/walden.txt"}  # the file moved
-    unchanged = index_job._read_and_build(source, stored, _task())
+    unchanged = index_worker.read_and_build(source, stored, _task())
     assert (unchanged.book_id, unchanged.verdict, unchanged.checked) == (
         "walden",
         "unchanged",
@@ -237,17 +237,17 @@ def test_worker_answers_unchanged_from_the_prefetched_hash_without_extracting(
     assert unchanged.result is None and extracted == []
 
     taken = {"raw_hash": "0" * 40, "source": "other.txt"}
-    refused = index_job._read_and_build(source, taken, _task())
+    refused = index_worker.read_and_build(source, taken, _task())
     assert refused.verdict == "duplicate id 'walden': already indexed from other.txt"
     assert extracted == []
 
-    changed = index_job._read_and_build(source, {"raw_hash": "0" * 40}, _task())
+    changed = index_worker.read_and_build(source, {"raw_hash": "0" * 40}, _task())
     assert (changed.verdict, changed.result, extracted) == (None, {"book_id": "walden"}, ["walden"])
 
     # a sidecar naming another id: the prefetched document was the wrong one, the main
     # process checks the real id after the fact
     path.with_suffix(".json").write_text(json.dumps({"id": "walden-1854"}))
-    renamed = index_job._read_and_build(source, stored, _task())
+    renamed = index_worker.read_and_build(source, stored, _task())
     assert (renamed.book_id, renamed.checked, renamed.verdict) == ("walden-1854", False, None)
     assert renamed.result == {"book_id": "walden-1854"}
 
@@ -257,15 +257,15 @@ def test_worker_reports_bad_input_and_reader_crashes_as_failures(
 ) -> None:
     hocr = tmp_path / "scan.hocr"
     hocr.write_text("<html><body><p>no pages here</p></body></html>")
-    outcome = index_job._read_and_build(Source(hocr, "hocr"), None, _task())
+    outcome = index_worker.read_and_build(Source(hocr, "hocr"), None, _task())
     assert (outcome.where, outcome.book_id) == (str(hocr), None)
     assert outcome.verdict == "no ocr_page element in hOCR file"
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("reader bug")
 
-    monkeypatch.setattr(index_job, "read_source", broken)
-    outcome = index_job._read_and_build(Source(hocr, "hocr"), None, _task())
+    monkeypatch.setattr(index_worker, "read_source", broken)
+    outcome = index_worker.read_and_build(Source(hocr, "hocr"), None, _task())
     assert outcome.verdict == "read failed: RuntimeError: reader bug"
 
 

@@ -1,0 +1,163 @@
+"""The per-book half of `bookdup index`: what runs in the worker processes.
+
+Reading, parsing, hashing and feature extraction of one work item. Everything here returns an
+`Outcome` rather than raising, because an exception crossing the process pool would stop the
+whole job for one bad book; the main process (`indexer.index_job`) settles the outcomes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from bookdup.cluster import cluster_id
+from bookdup.features import FeatureParams, extract_features, features_to_doc, unique_sample_terms
+from bookdup.model import Book
+from readers import ReadError, Source, read_source
+
+EXCERPT_WORDS = 300  # enough text for catalog search snippets without storing whole books
+
+
+def raw_hash(book: Book) -> str:
+    """Hash of everything that goes into a book's document, to skip unchanged books on re-runs."""
+    h = hashlib.sha1()
+    meta = (book.id, book.title, book.author, book.language, book.year)
+    h.update(repr(meta).encode("utf-8"))
+    for page in book.pages:
+        h.update(page.encode("utf-8", "surrogatepass"))
+        h.update(b"\f")
+    return h.hexdigest()
+
+
+def _excerpt(book: Book) -> str:
+    """The first words of the book, read page by page so a huge book is never split whole."""
+    words: list[str] = []
+    for page in book.pages:
+        words.extend(page.split())
+        if len(words) >= EXCERPT_WORDS:
+            break
+    return " ".join(words[:EXCERPT_WORDS])
+
+
+def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any]:
+    """The books-index document for one book (runs in worker processes)."""
+    features = extract_features(book, params)
+    own_cluster = cluster_id([book.id])
+    return {
+        "book_id": book.id,
+        "title": book.title,
+        "author": book.author,
+        "year": book.year,
+        "language": features.language,
+        "declared_language": book.language,
+        "language_confidence": features.language_confidence,
+        "source": book.source,
+        "raw_hash": raw_hash(book),
+        "content_hash": features.content_hash,
+        "n_words": features.n_words,
+        "n_pages": features.n_pages,
+        # len(unique) counts the hashes, one per unique word: the same number as the words,
+        # which are always present in freshly extracted features
+        "n_unique": len(features.unique),
+        "flags": list(features.flags),
+        "excerpt": _excerpt(book),
+        "bands": list(features.bands),
+        "uniq": unique_sample_terms(features, uniq_modulus),
+        "features": features_to_doc(features),
+        "extra": book.extra,
+        "edition_cluster": own_cluster,
+        "work_cluster": own_cluster,
+    }
+
+
+def stored_verdict(
+    book_id: str, source: str | None, digest: str, stored: dict[str, Any] | None
+) -> str | None:
+    """What the stored document with the book's id says: None (index the book), "unchanged", or
+    the reason it is refused (another file's book holds the id)."""
+    if stored is None:
+        return None
+    if stored.get("raw_hash") == digest:
+        # Same id, same content: unchanged even if its file moved or, in JSONL, its line
+        # number shifted (both are part of ``source``).
+        return "unchanged"
+    if stored.get("source") and source and stored["source"] != source:
+        return f"duplicate id {book_id!r}: already indexed from {stored['source']}"
+    return None
+
+
+@dataclass(frozen=True)
+class Task:
+    """The options a worker needs, sent with every work item."""
+
+    lines_per_page: int
+    encoding: str | None
+    uniq_modulus: int
+    params: FeatureParams
+
+
+@dataclass
+class Outcome:
+    """What became of one work item, handed back to the main process in reading order.
+
+    ``book_id`` is None for input that could not be read (``verdict`` says why). ``verdict``
+    is otherwise the stored-document check (`stored_verdict`) when ``checked``, i.e. when it
+    was made under the book's real id; ``result`` is the document or the extraction error when
+    the book was extracted.
+    """
+
+    where: str
+    book_id: str | None = None
+    source: str | None = None
+    digest: str = ""
+    verdict: str | None = None
+    checked: bool = True
+    result: dict[str, Any] | str | None = None
+
+
+def extract(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any] | str:
+    """A document, or the error message: one bad book must not stop thousands."""
+    try:
+        return build_document(book, uniq_modulus, params)
+    except Exception as exc:  # noqa: BLE001 - never raise across processes
+        return f"feature extraction failed: {type(exc).__name__}: {exc}"
+
+
+def read_error(error: ReadError) -> Outcome:
+    """A failure at its file, and line when the reader knows it (JSONL, XML)."""
+    where = error.path if error.line is None else f"{error.path}:{error.line}"
+    return Outcome(where, verdict=error.reason)
+
+
+def checked_book(book: Book, digest: str, stored: dict[str, Any] | None) -> Outcome:
+    """A book whose stored document was looked up under its own id; not extracted yet."""
+    verdict = stored_verdict(book.id, book.source, digest, stored)
+    return Outcome(book.source or book.id, book.id, book.source, digest, verdict)
+
+
+def build(book: Book, digest: str, task: Task) -> Outcome:
+    """Worker entry point for a book read in the main process (a JSONL record): extraction."""
+    result = extract(book, task.uniq_modulus, task.params)
+    return Outcome(book.source or book.id, book.id, book.source, digest, result=result)
+
+
+def read_and_build(source: Source, stored: dict[str, Any] | None, task: Task) -> Outcome:
+    """Worker entry point for a book file or page folder: read and parse it, hash it, and unless
+    ``stored`` (the stored document under the id the file implies) shows it unchanged or
+    refused, extract it. Never raises across processes."""
+    try:
+        (item,) = read_source(source, lines_per_page=task.lines_per_page, encoding=task.encoding)
+    except Exception as exc:  # noqa: BLE001 - a reader bug must not stop the job either
+        return Outcome(str(source.path), verdict=f"read failed: {type(exc).__name__}: {exc}")
+    if isinstance(item, ReadError):
+        return read_error(item)
+    digest = raw_hash(item)
+    if item.id != source.default_id:  # metadata named another id: checked in the main process
+        outcome = Outcome(item.source or item.id, item.id, item.source, digest, checked=False)
+    else:
+        outcome = checked_book(item, digest, stored)
+        if outcome.verdict is not None:
+            return outcome
+    outcome.result = extract(item, task.uniq_modulus, task.params)
+    return outcome
