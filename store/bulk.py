@@ -16,7 +16,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from store.retry import RETRY_STATUSES, with_retries
+from store.retry import POLICY, RETRY_STATUSES, with_retries
 
 Action = dict[str, Any]
 
@@ -86,7 +86,7 @@ def bulk_write(
     chunk_size: int = 500,
     max_chunk_bytes: int = 20 * 1024 * 1024,
     refresh: bool | str = False,
-    max_seconds: float = 180.0,
+    max_seconds: float = POLICY.max_seconds,
     on_chunk: Callable[[BulkReport], None] | None = None,
 ) -> BulkReport:
     """Write ``actions`` in chunks; return counts and every per-document failure.
@@ -101,7 +101,7 @@ def bulk_write(
 
     for chunk in _chunks(actions, chunk_size, max_chunk_bytes):
         pending = chunk
-        delay = 0.5
+        waits = POLICY.waits()
         deadline = time.monotonic() + max_seconds
         while pending:
             result = send(_operations(pending))
@@ -119,8 +119,7 @@ def bulk_write(
                     report.failures.append(BulkFailure(str(outcome.get("_id")), status, reason))
             pending = retry_later
             if pending:
-                time.sleep(delay)
-                delay = min(delay * 2, 10.0)
+                time.sleep(next(waits))
         if on_chunk:
             on_chunk(report)
     return report

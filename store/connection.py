@@ -23,6 +23,8 @@ from elasticsearch import (
     ConnectionError as ESConnectionError,
 )
 
+from store.retry import POLICY
+
 DEFAULT_URL = "http://127.0.0.1:9200"
 MIN_MAJOR_VERSION = 8
 
@@ -75,7 +77,7 @@ def make_client(settings: ConnectionSettings) -> Elasticsearch:
     kwargs: dict[str, Any] = {
         "request_timeout": settings.timeout,
         "retry_on_timeout": True,
-        "max_retries": 3,
+        "max_retries": POLICY.transport_retries,
     }
     if settings.api_key:
         kwargs["api_key"] = settings.api_key

@@ -1,13 +1,18 @@
 """The one retry policy for talking to a flaky cluster.
 
 Exponential backoff with jitter on connection errors, timeouts and 429/502/503/504, bounded in
-total time so a dead cluster ends the job with a clear error instead of hanging forever.
+total time so a dead cluster ends the job with a clear error instead of hanging forever. Whole
+requests (`with_retries`) and documents a bulk request refused one by one with 429
+(`store.bulk`) back off by the same `RetryPolicy`; the client's own transport retries (a few,
+at once, for a dropped connection) are set from it too (`store.connection`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TypeVar
 
 from elasticsearch import ApiError, ConnectionTimeout
@@ -32,11 +37,33 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, ApiError) and exc.meta.status in RETRY_STATUSES
 
 
-def with_retries(max_seconds: float = 180.0) -> Callable[[Callable[..., T]], Callable[..., T]]:
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long and how often to retry a transient failure."""
+
+    max_seconds: float = 180.0  # give up (and say so) after this long in all
+    first_wait: float = 0.5  # the first backoff; each next one doubles, with full jitter
+    max_wait: float = 15.0  # no single wait longer than this
+    transport_retries: int = 3  # immediate retries inside the client, before any backoff
+
+    def waits(self) -> Iterator[float]:
+        """Backoff waits in seconds: exponential with full jitter, capped at ``max_wait``."""
+        ceiling = self.first_wait
+        while True:
+            yield random.uniform(0, ceiling)
+            ceiling = min(ceiling * 2, self.max_wait)
+
+
+POLICY = RetryPolicy()
+
+
+def with_retries(
+    max_seconds: float = POLICY.max_seconds,
+) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorator: retry transient failures for up to ``max_seconds``, then re-raise."""
     return retry(
         retry=retry_if_exception(is_transient),
-        wait=wait_random_exponential(multiplier=0.5, max=15),
+        wait=wait_random_exponential(multiplier=POLICY.first_wait, max=POLICY.max_wait),
         stop=stop_after_delay(max_seconds),
         before_sleep=before_sleep_log(log, logging.WARNING),
         reraise=True,

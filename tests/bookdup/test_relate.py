@@ -1,0 +1,85 @@
+"""The verification policy: plans per language pair, and one wording of directions."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import pytest
+
+from bookdup.dictionary import Dictionary
+from bookdup.features import extract_features
+from bookdup.model import Book
+from bookdup.relate import (
+    SAME_LANGUAGE_FLOOR,
+    TRANSLATION_FLOOR,
+    direction_from_side,
+    plan_pair,
+    relate,
+    stored_direction,
+)
+
+
+@dataclass
+class FakeLexicons:
+    """Lexicons held in memory: only the en→de pair exists."""
+
+    lexicon: Dictionary
+
+    def targets(self, source: str) -> list[str]:
+        return ["de"] if source == "en" else []
+
+    def get(self, source: str, target: str) -> Dictionary | None:
+        return self.lexicon if (source, target) == ("en", "de") else None
+
+
+def features(book_id: str, language: str, text: str):
+    return dataclasses.replace(extract_features(Book(book_id, [text])), language=language)
+
+
+@pytest.fixture
+def lexicons() -> FakeLexicons:
+    return FakeLexicons(Dictionary.from_mapping("en", "de", {"house": ("haus",)}))
+
+
+def test_plans_follow_the_languages(lexicons) -> None:
+    en, de, fr, und = (features(i, i, "a b c") for i in ("en", "de", "fr", "und"))
+    assert plan_pair(en, en, lexicons).threshold == SAME_LANGUAGE_FLOOR
+    assert plan_pair(en, und, lexicons).dictionary is None  # unknown language: compare as one
+    translated = plan_pair(en, de, lexicons)
+    assert translated.dictionary is lexicons.lexicon and translated.threshold == TRANSLATION_FLOOR
+    assert plan_pair(en, fr, lexicons) is None  # no lexicon links them: nothing is said
+
+
+def words(prefix: str, n: int) -> str:
+    """``n`` distinct letter-only words (digits are dropped by normalisation)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return " ".join(prefix + letters[i // 26 % 26] + letters[i % 26] for i in range(n))
+
+
+def test_relate_says_nothing_of_unrelated_books(lexicons) -> None:
+    a = features("a", "en", words("alpha", 600))
+    assert relate(a, features("b", "en", words("beta", 600)), lexicons) is None
+    same = relate(a, features("c", "en", words("alpha", 600)), lexicons)
+    assert same is not None and same["relation"] in {"EXACT", "SAME_PAGINATION"}
+
+
+@pytest.mark.parametrize(
+    ("direction", "first", "expected"),
+    [
+        ("x_in_y", True, "this_in_other"),
+        ("x_in_y", False, "other_in_this"),
+        ("a_in_b", True, "this_in_other"),
+        ("b_in_a", True, "other_in_this"),
+        ("b_in_a", False, "this_in_other"),
+        (None, True, None),
+    ],
+)
+def test_direction_is_worded_from_either_side(direction, first, expected) -> None:
+    assert direction_from_side(direction, first) == expected
+
+
+def test_stored_direction_names_the_pair_as_the_index_does() -> None:
+    assert stored_direction("x_in_y") == "a_in_b"
+    assert stored_direction("y_in_x") == "b_in_a"
+    assert stored_direction(None) is None
