@@ -12,8 +12,8 @@ dictionaries:
 demo: install dictionaries
 	bookdup demo
 
-test: install dictionaries
+test: install dictionaries lint
 	bash scripts/run_tests.sh
 
 lint: install
-	ruff check . && ruff format --check .
+	bash scripts/lint.sh

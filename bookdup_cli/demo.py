@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from bookdup.evaluate import load_jsonl, relation_metrics
+from bookdup.evaluate import relation_metrics
+from readers.groundtruth import load_jsonl
 from store.connection import ElasticsearchUnavailable, connect
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo" / "corpus"
