@@ -36,10 +36,11 @@ import numpy as np
 
 from bookdup.boilerplate import drop_common_words
 from bookdup.compare import compare_features
-from bookdup.dictionary import Dictionary, load_dictionary
+from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.uniquewords import UniqueWords
+from readers.dictionaries import load_dictionary
 
 GUTENBERG = Path(__file__).resolve().parents[2] / "shared" / "data" / "gutenberg"
 SAME_THRESHOLD = 0.72

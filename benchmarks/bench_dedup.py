@@ -18,10 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from bookdup.evaluate import load_jsonl, relation_metrics
+from bookdup.evaluate import relation_metrics
 from generator.corpus import GeneratorConfig, generate_corpus
 from indexer.dedup_job import run_dedup
 from indexer.index_job import run_index
+from readers.groundtruth import load_jsonl
 from store.connection import ConnectionSettings, connect
 from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices

@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from bookdup.dictionary import available_pairs
 from bookdup.evaluate import fraction_verified, pair_key, prf, translation_map
+from readers.dictionaries import available_pairs
 
 REPO = Path(__file__).resolve().parents[1]
 GUTENBERG = (REPO / ".." / "shared" / "data" / "gutenberg").resolve()

@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from exp_dupniq_fig3 import FIGURES, REPO, features_of, lines_to_pages, read_lines  # noqa: E402
 
-from bookdup.dictionary import load_dictionary  # noqa: E402
 from bookdup.verify import verify_pair  # noqa: E402
 from generator.noise import add_noise  # noqa: E402
+from readers.dictionaries import load_dictionary  # noqa: E402
 
 #: (label, X: English, translated, Y: German, noisy)
 SCENARIOS: tuple[tuple[str, str, str], ...] = (

@@ -33,10 +33,11 @@ from pathlib import Path
 import numpy as np
 
 from bookdup.classify import CLASSIFIER_PARAMS
-from bookdup.dictionary import available_pairs, load_dictionary
-from bookdup.evaluate import best_threshold, load_jsonl, pair_key, split_train_test
+from bookdup.evaluate import best_threshold, pair_key, split_train_test
 from bookdup.features import BookFeatures, extract_features
 from bookdup.verify import verify_pair
+from readers.dictionaries import available_pairs, load_dictionary
+from readers.groundtruth import load_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 

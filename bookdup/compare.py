@@ -3,6 +3,10 @@
 The one-pair path behind ``bookdup compare`` and the "other editions" lookup for a text that
 is not indexed. Keys follow the papers: ``x``, ``y`` (|X|, |Y| unique words), ``shared``,
 ``lcs``, ``cs``, ``its`` (DUPNIQ-cs/-its, or TRANS-cs/-its when a dictionary was used).
+
+The lexicon is the caller's choice: a ``Dictionary`` translating x into y's language, or None
+to compare the words as they are (``readers.dictionaries.resolve_dictionary`` picks one for a
+pair of languages, as ``bookdup compare`` does).
 """
 
 from __future__ import annotations
@@ -10,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from bookdup.classify import CLASSIFIER_PARAMS, RELATIONS, ClassifierParams, classify
-from bookdup.dictionary import ISO3, Dictionary, available_pairs, load_dictionary
+from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures, extract_features
+from bookdup.langid import UNDETERMINED
 from bookdup.model import Book
 from bookdup.signals import compute_signals
 from bookdup.verify import Verification, verify_pair
@@ -20,45 +25,8 @@ __all__ = [
     "compare_books",
     "compare_features",
     "describe_relation",
-    "resolve_dictionary",
     "verify_features",
 ]
-
-_UNDETERMINED = "und"
-
-
-def _iso1(code: str) -> str:
-    """ISO 639-1 from a 639-1 or 639-3 code ("eng" → "en")."""
-    code = code.strip().lower()
-    by3 = {v: k for k, v in ISO3.items()}
-    if code in ISO3:
-        return code
-    if code in by3:
-        return by3[code]
-    raise ValueError(f"unknown language code {code!r}; known: {sorted(ISO3)} or {sorted(by3)}")
-
-
-def resolve_dictionary(
-    lang_x: str, lang_y: str, dictionary: str | Dictionary | None
-) -> Dictionary | None:
-    """The lexicon translating x's unique words into y's language, or None for no translation.
-
-    ``None``: automatic — a dictionary is used when the languages differ, both are known and
-    the pair is installed. A name such as ``"eng-spa"`` or ``"en-es"`` forces that pair
-    (trusting the user over language identification): x is taken to be in whichever of the
-    two languages y is not. A ``Dictionary`` is used as given.
-    """
-    if isinstance(dictionary, Dictionary):
-        return dictionary
-    if dictionary is None:
-        if lang_x == lang_y or _UNDETERMINED in (lang_x, lang_y):
-            return None
-        return load_dictionary(lang_x, lang_y) if (lang_x, lang_y) in available_pairs() else None
-    src, sep, tgt = dictionary.partition("-")
-    if not sep:
-        raise ValueError(f"dictionary must look like 'eng-spa' or 'en-es', not {dictionary!r}")
-    a, b = _iso1(src), _iso1(tgt)
-    return load_dictionary(b, a) if lang_y == a else load_dictionary(a, b)
 
 
 def verify_features(
@@ -91,7 +59,7 @@ def describe_relation(
 ) -> dict[str, Any]:
     """The classification half of `compare_features`: page signals, the class, the evidence."""
     signals = compute_signals(fa, fb, verification)
-    known = _UNDETERMINED not in (fa.language, fb.language)
+    known = UNDETERMINED not in (fa.language, fb.language)
     relation = classify(
         signals,
         params,
@@ -121,21 +89,25 @@ def compare_features(
     fa: BookFeatures,
     fb: BookFeatures,
     *,
-    dictionary: str | Dictionary | None = None,
+    dictionary: Dictionary | None = None,
     threshold: float | None = None,
     params: ClassifierParams = CLASSIFIER_PARAMS,
 ) -> dict[str, Any]:
     """Relation of book x (``fa``) to book y (``fb``) with the evidence, JSON-able.
 
+    With a ``dictionary``, x's unique words are translated (TRANS scores); None compares them
+    untranslated (DUPNIQ scores), whatever the languages.
+
     ``threshold`` (on its) is the dedup job's fast path: a pair below it is UNRELATED without
     signals or classification (``_rejected``). Pairs at or above the threshold get exactly the
     full result. None compares whatever the score, since a single comparison wants evidence.
     """
-    lexicon = resolve_dictionary(fa.language, fb.language, dictionary)
-    verification = verify_pair(fa, fb, threshold=threshold or 0.0, score="its", dictionary=lexicon)
+    verification = verify_pair(
+        fa, fb, threshold=threshold or 0.0, score="its", dictionary=dictionary
+    )
     if threshold is not None and (verification is None or verification.its < threshold):
-        return _rejected(fa, fb, verification, lexicon)
-    return describe_relation(fa, fb, verification, lexicon, params)
+        return _rejected(fa, fb, verification, dictionary)
+    return describe_relation(fa, fb, verification, dictionary, params)
 
 
 def _rejected(
@@ -164,9 +136,7 @@ def _rejected(
     }
 
 
-def compare_books(
-    a: Book, b: Book, *, dictionary: str | Dictionary | None = None
-) -> dict[str, Any]:
+def compare_books(a: Book, b: Book, *, dictionary: Dictionary | None = None) -> dict[str, Any]:
     """``compare_features`` on freshly extracted features of two books (ids added)."""
     result = compare_features(extract_features(a), extract_features(b), dictionary=dictionary)
     return {"ids": [a.id, b.id], **result}

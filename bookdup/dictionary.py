@@ -17,27 +17,20 @@ FreeDict dictd entry text looks like::
 (first line: headword, pronunciation, grammar tags; then translations, possibly numbered
 ``1. ...`` or prefixed by a domain ``[mach.]``; then notes, examples in quotes, cross references).
 
-Parsing the 80 MB eng-deu file takes seconds, so the parsed table is cached under
-``$XDG_CACHE_HOME/bookdup/dict/`` (default ``~/.cache``), keyed by the dictd files' mtime and size.
+Pure: entry texts in, tables out. Reading the dictd files, the on-disk cache of parsed tables
+and choosing a dictionary for a pair of languages are ``readers.dictionaries``.
 """
 
 from __future__ import annotations
 
-import gzip
-import os
-import pickle
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bookdup.text import tokenize
 
-__all__ = ["DICTD_DIR", "Dictionary", "available_pairs", "load_dictionary"]
-
-DICTD_DIR = Path("/usr/share/dictd")
-_CACHE_VERSION = 2
+__all__ = ["ISO3", "STOP_WORDS", "Dictionary", "invert", "parse_entries", "parse_entry"]
 
 ISO3 = {"en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita"}
 
@@ -84,9 +77,6 @@ STOP_WORDS: dict[str, frozenset[str]] = {
     ),
 }
 
-_B64 = {
-    c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-}
 _LABEL = re.compile(r"^\s*(?:Note|see|Synonyms?|Antonyms?|Examples?|Also)\s*:")
 _BRACKETED = re.compile(r"<[^>]*>|\[[^\]]*\]|\([^)]*\)|\{[^}]*\}")
 _NUMBERING = re.compile(r"^\s*\d+\.\s*")
@@ -112,7 +102,7 @@ class Dictionary:
 
     @classmethod
     def from_mapping(
-        cls, source: str, target: str, mapping: dict[str, Sequence[str]], origin: str = ""
+        cls, source: str, target: str, mapping: Mapping[str, Sequence[str]], origin: str = ""
     ) -> Dictionary:
         """Build from word -> translations (all already normalised single words)."""
         words = sorted(w for w, ts in mapping.items() if ts)
@@ -127,35 +117,6 @@ class Dictionary:
 
     def __len__(self) -> int:
         return len(self.words)
-
-
-def _decode_b64(s: str) -> int:
-    v = 0
-    for c in s:
-        v = v * 64 + _B64[c]
-    return v
-
-
-def _paths(src3: str, tgt3: str, directory: Path) -> tuple[Path, Path]:
-    stem = directory / f"freedict-{src3}-{tgt3}"
-    return stem.with_suffix(".index"), Path(f"{stem}.dict.dz")
-
-
-def _iter_entries(index: Path, data_path: Path) -> Iterator[str]:
-    """Entry texts in index order (each distinct offset once; the server's info entries skipped)."""
-    with gzip.open(data_path) as fh:
-        data = fh.read()
-    seen: set[int] = set()
-    with open(index, encoding="utf-8") as fh:
-        for line in fh:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) < 3 or parts[0].startswith("00database") or parts[0].startswith("00-"):
-                continue
-            off = _decode_b64(parts[1])
-            if off in seen:
-                continue
-            seen.add(off)
-            yield data[off : off + _decode_b64(parts[2])].decode("utf-8", "replace")
 
 
 def _content_words(text: str, stop: frozenset[str]) -> list[str]:
@@ -182,83 +143,22 @@ def parse_entry(
     return (head_words[0], out) if out else None
 
 
-def _parse(src: str, tgt: str, index: Path, data: Path) -> dict[str, tuple[str, ...]]:
+def parse_entries(src: str, tgt: str, entries: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Lexicon src -> tgt from dictd entry texts: the translations of every one-word entry,
+    merged per source word in order of first appearance (a word may head several entries)."""
     merged: dict[str, dict[str, None]] = {}
     src_stop, tgt_stop = STOP_WORDS[src], STOP_WORDS[tgt]
-    for text in _iter_entries(index, data):
+    for text in entries:
         parsed = parse_entry(text, src_stop, tgt_stop)
         if parsed is not None:
             merged.setdefault(parsed[0], {}).update(dict.fromkeys(parsed[1]))
     return {w: tuple(ts) for w, ts in merged.items()}
 
 
-def _invert(table: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+def invert(table: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
     """target -> source lexicon from a source -> target one (used when only the reverse exists)."""
     inv: dict[str, dict[str, None]] = {}
     for word, translations in table.items():
         for t in translations:
             inv.setdefault(t, {})[word] = None
     return {w: tuple(ts) for w, ts in inv.items()}
-
-
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bookdup" / "dict"
-
-
-def _cached_dictionary(src: str, tgt: str, index: Path, data: Path, invert: bool) -> Dictionary:
-    st_i, st_d = index.stat(), data.stat()
-    key = f"{index.stem}-v{_CACHE_VERSION}-{'inv-' if invert else ''}"
-    key += f"{st_i.st_mtime_ns}-{st_i.st_size}-{st_d.st_mtime_ns}-{st_d.st_size}.pkl"
-    path = _cache_dir() / key
-    origin = str(index.with_suffix(""))
-    try:
-        with open(path, "rb") as fh:
-            words, translations = pickle.load(fh)
-        return Dictionary(src, tgt, words.split("\n"), translations.split("\n"), origin)
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
-        pass  # no usable cache file: parse the dictd files below
-    table = _invert(_parse(tgt, src, index, data)) if invert else _parse(src, tgt, index, data)
-    d = Dictionary.from_mapping(src, tgt, table, origin)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as fh:
-            blob = ("\n".join(d.words), "\n".join(d.translations))
-            pickle.dump(blob, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs time
-    return d
-
-
-def load_dictionary(source: str, target: str, *, directory: Path = DICTD_DIR) -> Dictionary:
-    """Lexicon source -> target from FreeDict; the reverse file is inverted when it alone exists."""
-    if source not in ISO3 or target not in ISO3 or source == target:
-        raise ValueError(
-            f"no dictionary for {source}->{target}: languages must differ and be in {sorted(ISO3)}"
-        )
-    src3, tgt3 = ISO3[source], ISO3[target]
-    for invert, (a, b) in ((False, (src3, tgt3)), (True, (tgt3, src3))):
-        index, data = _paths(a, b, directory)
-        if index.exists() and data.exists():
-            return _cached_dictionary(source, target, index, data, invert)
-    raise ValueError(
-        f"no FreeDict dictionary for {source}->{target} in {directory}: "
-        f"install the Debian package dict-freedict-{src3}-{tgt3} (or dict-freedict-{tgt3}-{src3})"
-    )
-
-
-def available_pairs(directory: Path = DICTD_DIR) -> list[tuple[str, str]]:
-    """(source, target) pairs loadable from ``directory``, directly or by inverting a file."""
-    code = {v: k for k, v in ISO3.items()}
-    pairs: set[tuple[str, str]] = set()
-    for index in directory.glob("freedict-*-*.index"):
-        parts = index.name.removesuffix(".index").split("-")
-        if len(parts) != 3 or parts[1] not in code or parts[2] not in code:
-            continue
-        if not Path(f"{index.with_suffix('')}.dict.dz").exists():
-            continue
-        a, b = code[parts[1]], code[parts[2]]
-        pairs.update({(a, b), (b, a)})
-    return sorted(pairs)

@@ -4,16 +4,15 @@ Precision / recall / F per relation class and for "related at all" (unordered pa
 matrix, MAP for translation retrieval (every source-language book queries the target-language
 books ranked by score, as in TRANS), candidate recall, the fraction of all pairs verified, and the
 F-maximising score threshold chosen on a training split. Pure functions over plain dicts (the
-``ground_truth.jsonl`` / prediction lines), so any pipeline's output can be scored.
+``ground_truth.jsonl`` / prediction lines, read by ``readers.groundtruth.load_jsonl``), so any
+pipeline's output can be scored.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,12 +24,6 @@ Pair = tuple[str, str]
 def pair_key(a: str, b: str) -> Pair:
     """Unordered pair key: relations are evaluated regardless of which book came first."""
     return (a, b) if a <= b else (b, a)
-
-
-def load_jsonl(path: Path | str) -> list[dict[str, Any]]:
-    """Lines of a JSONL file (ground truth, predictions, books)."""
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def _by_pair(lines: Iterable[Mapping[str, Any]]) -> dict[Pair, Mapping[str, Any]]:
@@ -229,30 +222,3 @@ def render_report(metrics: Mapping[str, Any]) -> str:
         for row, counts in conf.items():
             lines.append(f"| {row} | " + " | ".join(str(counts.get(c, 0)) for c in cols) + " |")
     return "\n".join(lines) + "\n"
-
-
-def plot_score_histogram(
-    scores: Sequence[float],
-    labels: Sequence[bool],
-    path: Path | str,
-    threshold: float | None = None,
-) -> None:
-    """PNG of score distributions for related vs unrelated pairs (matplotlib imported lazily)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=bool)
-    fig, ax = plt.subplots(figsize=(6, 4))
-    bins = np.linspace(0, 1, 41)
-    ax.hist(s[~y], bins=bins, alpha=0.6, label="unrelated")
-    ax.hist(s[y], bins=bins, alpha=0.6, label="related")
-    if threshold is not None and math.isfinite(threshold):
-        ax.axvline(threshold, color="k", linestyle="--", label=f"threshold {threshold:.2f}")
-    ax.set_xlabel("score")
-    ax.set_ylabel("pairs")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)

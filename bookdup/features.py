@@ -55,9 +55,6 @@ class FeatureParams:
     # > 0.99 at 0.7) while unrelated books sharing only boilerplate stay below 0.1
     # (P < 0.0002). Partial copies with lower Jaccard are found by unique-word terms instead.
     band_threshold: float = 0.5
-    # Keep 1 in 4 unique-word hashes (h % 4 == 0) as keyword terms: the same words are sampled
-    # in every book, a 100K-word book still gets ~1000 terms, and the index is 4x smaller.
-    unique_sample_modulus: int = 4
     # Fewer words than this: too little text for reliable signatures, flag "short".
     short_words: int = 1000
     # "alphabetical" flag (word lists, dictionaries, indexes: DUPNIQ's false matches): at least
@@ -114,7 +111,7 @@ def _content_hash(enc: EncodedBook) -> str:
     return digest.hexdigest()
 
 
-def _is_alphabetical(words: list[str], params: FeatureParams) -> bool:
+def _is_alphabetical(words: Sequence[str], params: FeatureParams) -> bool:
     if len(words) < params.alphabetical_min_words:
         return False
     in_order = sum(a <= b for a, b in zip(words, words[1:], strict=False))
@@ -149,7 +146,7 @@ def extract_features(book: Book, params: FeatureParams = FeatureParams()) -> Boo
         flags.append("no_unique_words")
     if n_words < params.short_words:
         flags.append("short")
-    if _is_alphabetical(unique.words, params):
+    if unique.words is not None and _is_alphabetical(unique.words, params):
         flags.append("alphabetical")
     bands = band_keys(sig, *params.bands_rows) if n_words else []
     return BookFeatures(

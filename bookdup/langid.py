@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 MIN_STOPWORD_HITS = 5  # fewer stop-word occurrences than this is "too little evidence"
+UNDETERMINED = "und"  # the language code answered with too little evidence (ISO 639-2)
 
 _STOPWORDS_TEXT = {
     "en": """the of and to a in that is was he for it with as his on be at by i this had not
@@ -96,7 +97,7 @@ def detect_language_counts(counts: Mapping[str, int]) -> tuple[str, float]:
             for i in langs:
                 scores[i] += n * share
     if hits < MIN_STOPWORD_HITS:
-        return "und", 0.0
+        return UNDETERMINED, 0.0
     order = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)
     best, second = scores[order[0]], scores[order[1]]
     return SUPPORTED_LANGUAGES[order[0]], 1.0 - second / best

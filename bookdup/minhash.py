@@ -135,9 +135,9 @@ def _oph(fp: np.ndarray, groups: np.ndarray | None, n_groups: int, num_perm: int
     if groups is not None:
         slot = slot + groups.astype(np.uint64) * np.uint64(num_perm)
     np.minimum.at(bins, slot.astype(np.intp), fp & _MASK32)
-    bins = bins.reshape(n_groups, num_perm)
-    _densify(bins)
-    return bins
+    signatures = bins.reshape(n_groups, num_perm)
+    _densify(signatures)
+    return signatures
 
 
 def minhash(fingerprints: np.ndarray, num_perm: int = 128) -> np.ndarray:

@@ -285,7 +285,8 @@ def compute_signals(
         if px.size < params.min_run_words:  # no usable alignment: fall back to signatures
             px, py, min_run = sx, sy, params.min_run_pages
 
-    runs, frames = [], []
+    runs: list[slice] = []
+    frames: list[slice] = []
     for r in _runs(px, py, fa, fb, params.max_gap_words, min_run):
         (frames if _is_frame(px[r], py[r], nx_pages, ny_pages, params) else runs).append(r)
     if runs:

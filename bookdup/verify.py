@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Protocol
@@ -38,12 +38,26 @@ _MASK = _BITS - 1
 
 
 class UniqueSequence(Protocol):
-    words: list[str]
-    hashes: np.ndarray  # uint32, distinct
-    pages: np.ndarray  # int32
+    """A book's unique words as verification reads them (``bookdup.uniquewords.UniqueWords``).
+
+    Read-only members, so any object exposing them qualifies (dataclass fields included).
+    ``words`` may be None (books loaded without their strings): translation then matches the
+    lexicon on hashes alone.
+    """
+
+    @property
+    def words(self) -> Sequence[str] | None: ...
+
+    @property
+    def hashes(self) -> np.ndarray: ...  # uint32, distinct
+
+    @property
+    def pages(self) -> np.ndarray: ...  # int32
 
 
 class HasUnique(Protocol):
+    """Anything carrying unique words (``bookdup.features.BookFeatures``)."""
+
     @property
     def unique(self) -> UniqueSequence: ...
 
@@ -102,6 +116,16 @@ def _bitset_levels(values: np.ndarray) -> tuple[int, ...]:
     )
 
 
+def _evict(key: tuple[int, int]) -> Callable[[weakref.ref[np.ndarray]], None]:
+    """Weakref callback dropping ``key`` once its hash array is freed (the id may be reused)."""
+    cache = _CACHE  # bound now: the callback may run late in interpreter shutdown
+
+    def evict(_ref: weakref.ref[np.ndarray]) -> None:
+        cache.pop(key, None)
+
+    return evict
+
+
 def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
     key = (id(u.hashes), id(dictionary))
     hit = _CACHE.get(key)
@@ -129,8 +153,7 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         order[keep],
         _bitset_levels(values),
     )
-    drop = weakref.ref(u.hashes, lambda _r, k=key, c=_CACHE: c.pop(k, None))
-    _CACHE[key] = (drop, dictionary, prepared)
+    _CACHE[key] = (weakref.ref(u.hashes, _evict(key)), dictionary, prepared)
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return prepared

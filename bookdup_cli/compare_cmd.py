@@ -8,9 +8,11 @@ from typing import Any
 
 import click
 
-from bookdup.compare import compare_books
+from bookdup.compare import compare_features
+from bookdup.features import extract_features
 from bookdup.model import Book
 from readers import iter_books
+from readers.dictionaries import resolve_dictionary
 
 _SIGNAL_LINES = (
     ("book similarity (min-hash Jaccard)", "book_similarity"),
@@ -79,7 +81,9 @@ def compare(a: Path, b: Path, dictionary: str | None, lines_per_page: int, as_js
     """Compare book files A and B: unique-word scores, page signals and the relation class."""
     book_a, book_b = _read_one(a, lines_per_page), _read_one(b, lines_per_page)
     try:
-        result = compare_books(book_a, book_b, dictionary=dictionary)
+        fa, fb = extract_features(book_a), extract_features(book_b)
+        lexicon = resolve_dictionary(fa.language, fb.language, dictionary)
+        result = {"ids": [book_a.id, book_b.id], **compare_features(fa, fb, dictionary=lexicon)}
     except ValueError as err:  # unknown or missing dictionary
         raise click.UsageError(str(err)) from err
     click.echo(json.dumps(result, ensure_ascii=False) if as_json else _summary(result))

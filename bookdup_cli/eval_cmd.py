@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from bookdup.evaluate import evaluate as compute_metrics
-from bookdup.evaluate import load_jsonl, render_report, translation_map
+from bookdup.evaluate import render_report, translation_map
+from readers.groundtruth import load_jsonl
 
 
 def _predicted(client: Any, names: Any) -> list[dict[str, Any]]:
@@ -44,7 +45,7 @@ def _translation_maps(
     "--report",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="write the Markdown report here (and PNG plots beside it)",
+    help="write the Markdown report here",
 )
 @click.pass_obj
 def evaluate(ctx: Any, corpus: Path, reuse: bool, report: Path | None) -> None:

@@ -146,7 +146,7 @@ class _Generator:
     def _translation_pairs(self) -> list[tuple[str, str]]:
         if self.cfg.translation_fraction <= 0:
             return []
-        from bookdup.dictionary import available_pairs
+        from readers.dictionaries import available_pairs
 
         installed = set(available_pairs())
         langs = set(self.cfg.languages)
@@ -155,7 +155,7 @@ class _Generator:
     def lexicon(self, source: str, target: str) -> tuple[Lexicon, dict[str, str], dict[str, Any]]:
         """Dictionary, function-word map and translation cache of one direction, loaded once."""
         if (source, target) not in self.lexicons:
-            from bookdup.dictionary import load_dictionary
+            from readers.dictionaries import load_dictionary
 
             self.lexicons[source, target] = (
                 load_dictionary(source, target),

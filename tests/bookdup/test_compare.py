@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from bookdup.compare import compare_books, compare_features, resolve_dictionary
-from bookdup.dictionary import available_pairs
+from bookdup.compare import compare_books, compare_features
 from bookdup.features import extract_features
+from readers.dictionaries import available_pairs, load_dictionary
 from tests.bookdup.test_signals import (
     GUTENBERG,
     book,
@@ -97,31 +97,34 @@ needs_en_de = pytest.mark.skipif(
 )
 
 
+@pytest.fixture(scope="module")
+def en_de():
+    return load_dictionary("en", "de")
+
+
 @needs_en_de
-def test_translation_found_automatically(alice):
+def test_translation_with_dictionary(alice, en_de):
     german = gutenberg_lines("alice-de-zimmermann-pg19778")
-    r = compare_books(book("en", alice), book("de", german))
+    r = compare_books(book("en", alice), book("de", german), dictionary=en_de)
     check(r, "TRANSLATION")
     assert r["languages"] == ["en", "de"] and r["dictionary"] == "en-de"
     assert r["scores"] == "TRANS" and r["its"] > 0.6
 
 
 @needs_en_de
-def test_unrelated_across_languages_is_not_translation(alice):
-    r = compare_books(book("en", alice), book("de", gutenberg_lines("verwandlung-de-pg22367")))
+def test_unrelated_across_languages_is_not_translation(alice, en_de):
+    german = gutenberg_lines("verwandlung-de-pg22367")
+    r = compare_books(book("en", alice), book("de", german), dictionary=en_de)
     check(r, "UNRELATED")
 
 
-@needs_en_de
-def test_explicit_dictionary_names_and_direction(alice):
+def test_no_dictionary_compares_untranslated_words(alice):
+    """The core never picks a lexicon itself: without one, a translation is not recognised."""
     fa = extract_features(book("en", alice))
     fb = extract_features(book("de", gutenberg_lines("alice-de-zimmermann-pg19778")))
-    assert compare_features(fa, fb, dictionary="eng-deu")["dictionary"] == "en-de"
-    # naming the pair the other way round still translates x into y's language
-    assert compare_features(fa, fb, dictionary="de-en")["dictionary"] == "en-de"
-    assert resolve_dictionary("en", "en", None) is None
-    with pytest.raises(ValueError):
-        resolve_dictionary("en", "de", "klingon-deu")
+    r = compare_features(fa, fb)
+    assert r["languages"] == ["en", "de"] and r["dictionary"] is None
+    assert r["scores"] == "DUPNIQ" and r["relation"] == "UNRELATED"
 
 
 def test_pruned_pair_reports_zero_lcs(alice):

@@ -1,24 +1,11 @@
-"""FreeDict lexicons: entry parsing rules (TRANS §3.3.2), real entry counts, cache, errors."""
+"""Lexicons from dictd entry texts: parsing rules (TRANS §3.3.2), merging, inversion, lookup.
+
+Reading FreeDict files and the parsed-table cache are tested in tests/readers/test_dictionaries.py.
+"""
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
-import pytest
-
-from bookdup.dictionary import (
-    DICTD_DIR,
-    STOP_WORDS,
-    Dictionary,
-    available_pairs,
-    load_dictionary,
-    parse_entry,
-)
-
-needs_freedict = pytest.mark.skipif(
-    not (DICTD_DIR / "freedict-eng-deu.index").exists(), reason="dict-freedict-eng-deu missing"
-)
+from bookdup.dictionary import STOP_WORDS, Dictionary, invert, parse_entries, parse_entry
 
 
 def test_parse_entry_rules() -> None:
@@ -50,51 +37,30 @@ def test_from_mapping_and_translate() -> None:
     assert d.translate("nothing") == ()
 
 
-@needs_freedict
-def test_real_dictionaries_entry_counts() -> None:
-    en_de = load_dictionary("en", "de")
-    # TRANS used a 62K-entry English-German lexicon; FreeDict eng-deu gives ~100K one-word entries.
-    assert 80_000 < len(en_de) < 150_000
-    assert "könig" in en_de.translate("king")
-    assert "herz" in en_de.translate("heart")
-    assert "nacht" in en_de.translate("night")
-    fr_en = load_dictionary("fr", "en")
-    assert 5_000 < len(fr_en) < 10_000
-    assert fr_en.translate("roi") == ("king",)
-    assert all(" " not in t for ts in en_de.translations[:1000] for t in ts.split(" "))
+def test_parse_entries_merges_one_word_entries_in_order() -> None:
+    entries = [
+        "house /hˈaʊs/\nHaus <neu>, Gebäude\n",
+        "to house\nbeherbergen; Haus\n",  # same headword again: merged, duplicates once
+        "the big house\nGroßhaus\n",  # two content words on the source side: dropped
+        "nothing\n   Note: no translation line\n",  # no translation left: dropped
+        "King\n1. König\n2. [Schach] König\n",
+    ]
+    table = parse_entries("en", "de", entries)
+    assert table == {
+        "house": ("haus", "gebäude", "beherbergen"),
+        "king": ("könig",),
+    }
+    assert parse_entries("en", "de", []) == {}
 
 
-@needs_freedict
-def test_second_load_is_fast(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    first = load_dictionary("en", "de")
-    assert list((tmp_path / "bookdup" / "dict").glob("freedict-eng-deu-*.pkl"))
-    t = time.perf_counter()
-    second = load_dictionary("en", "de")
-    assert time.perf_counter() - t < 0.2
-    assert second.words == first.words and second.translations == first.translations
-
-
-@needs_freedict
-def test_inverts_when_only_reverse_exists() -> None:
-    # No freedict-deu-spa: de->es is built by inverting spa-deu.
-    assert not (DICTD_DIR / "freedict-deu-spa.index").exists()
-    de_es = load_dictionary("de", "es")
-    assert len(de_es) > 5_000
-    assert "rey" in de_es.translate("könig")
-
-
-def test_missing_pair_names_package(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="dict-freedict-eng-deu"):
-        load_dictionary("en", "de", directory=tmp_path)
-    with pytest.raises(ValueError, match="en->en"):
-        load_dictionary("en", "en")
-    assert available_pairs(tmp_path) == []
-
-
-@needs_freedict
-def test_available_pairs_lists_both_directions() -> None:
-    pairs = available_pairs()
-    assert ("en", "de") in pairs and ("de", "en") in pairs
-    assert ("de", "es") in pairs  # via spa-deu
-    assert ("fr", "es") not in pairs
+def test_invert_lists_every_source_word_per_target() -> None:
+    table = {"house": ("haus", "gebäude"), "home": ("haus", "heim"), "king": ("könig",)}
+    assert invert(table) == {
+        "haus": ("house", "home"),
+        "gebäude": ("house",),
+        "heim": ("home",),
+        "könig": ("king",),
+    }
+    d = Dictionary.from_mapping("de", "en", invert(table))
+    assert d.words == ["gebäude", "haus", "heim", "könig"]  # sorted for bisecting
+    assert d.translate("haus") == ("house", "home")

@@ -47,7 +47,7 @@ def test_dupniq_its_trends(gutenberg: Path) -> None:
 
 
 def test_true_translation_beats_controls(gutenberg: Path) -> None:
-    from bookdup.dictionary import available_pairs
+    from readers.dictionaries import available_pairs
 
     if ("en", "de") not in available_pairs():
         pytest.skip("FreeDict eng-deu not installed")

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bookdup.dictionary import Dictionary, load_dictionary
+from bookdup.dictionary import Dictionary
 from bookdup.features import extract_features
 from bookdup.translate import translate_unique
 from bookdup.uniquewords import word_hash
 from readers import iter_books
+from readers.dictionaries import load_dictionary
 
 LEX = Dictionary.from_mapping(
     "en", "de", {"king": ["könig"], "night": ["nacht", "abend"], "sword": ["schwert"]}

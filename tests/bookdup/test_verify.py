@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bookdup.dictionary import DICTD_DIR, Dictionary, load_dictionary
+from bookdup.dictionary import Dictionary
 from bookdup.lcs import lcs_distinct
 from bookdup.scores import cs, its
 from bookdup.text import normalise_pages
 from bookdup.uniquewords import UniqueWords, hash_words, unique_words
 from bookdup.verify import verify_many, verify_pair
+from readers.dictionaries import DICTD_DIR, load_dictionary
 
 GUTENBERG = Path(__file__).resolve().parents[3] / "shared" / "data" / "gutenberg"
 

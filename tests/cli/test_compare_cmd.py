@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from bookdup_cli.compare_cmd import compare
+from readers.dictionaries import available_pairs
 from tests.bookdup.test_signals import GUTENBERG, gutenberg_lines, needs_data, paginate
 
 pytestmark = needs_data
@@ -45,6 +46,20 @@ def test_readable_summary(files):
     out = result.output
     assert "DUPNIQ-cs" in out and "DUPNIQ-its" in out and "|LCS|" in out
     assert "linear fit slope a" in out and "relation: UNRELATED" in out
+
+
+@pytest.mark.skipif(("en", "de") not in available_pairs(), reason="FreeDict eng-deu not installed")
+def test_translation_found_automatically():
+    """Languages differ and the pair is installed: the dictionary is chosen without asking."""
+    en, de = GUTENBERG / "alice-en-pg11.txt", GUTENBERG / "alice-de-zimmermann-pg19778.txt"
+    result = CliRunner().invoke(compare, [str(en), str(de), "--json"])
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)
+    assert r["languages"] == ["en", "de"] and r["dictionary"] == "en-de"
+    assert r["scores"] == "TRANS" and r["relation"] == "TRANSLATION"
+    # naming the pair either way round translates x into y's language
+    result = CliRunner().invoke(compare, [str(en), str(de), "--json", "--dictionary", "deu-eng"])
+    assert json.loads(result.output)["dictionary"] == "en-de"
 
 
 def test_unknown_dictionary_is_a_usage_error(files):

@@ -17,6 +17,7 @@ from generator.render import paginate, render_lines
 from generator.translate import function_word_map, translate_prose, word_options
 from generator.truth import BookRecord, Segment, ground_truth, relation
 from generator.wordmodel import load_wordmodel
+from readers.dictionaries import available_pairs, load_dictionary
 
 SMALL = dict(n_books=14, words_min=800, words_max=1500, languages=("en", "de"))
 
@@ -125,10 +126,9 @@ def test_translation_words_come_from_the_dictionary() -> None:
 
 
 def test_real_dictionary_translation_in_corpus(tmp_path: Path) -> None:
-    dictionary = pytest.importorskip("bookdup.dictionary")
-    if ("en", "de") not in dictionary.available_pairs():
+    if ("en", "de") not in available_pairs():
         pytest.skip("FreeDict eng-deu not installed")
-    lex = dictionary.load_dictionary("en", "de")
+    lex = load_dictionary("en", "de")
     rng = np.random.default_rng(2)
     en, de = load_wordmodel("en"), load_wordmodel("de")
     src = en.words(rng, 2000)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bookdup.evaluate import evaluate, load_jsonl
+from bookdup.evaluate import evaluate
 from generator import GeneratorConfig, generate_corpus
+from readers.groundtruth import load_jsonl
 
 MIN_PRECISION = 0.97
 MIN_RECALL = 0.90

@@ -1,0 +1,198 @@
+"""FreeDict dictd files in, `bookdup.dictionary.Dictionary` out; which lexicon a pair needs.
+
+A dictd dictionary is two files: ``freedict-<src3>-<tgt3>.index`` (one line per headword: the
+word, then the entry's offset and length in base64 digits, tab-separated) and the gzipped entry
+texts ``freedict-<src3>-<tgt3>.dict.dz``. The entries are parsed by the core
+(``bookdup.dictionary.parse_entries``); a pair whose file exists only the other way round is
+built by inverting it.
+
+Parsing the 80 MB eng-deu file takes seconds, so the parsed table is cached under
+``$XDG_CACHE_HOME/bookdup/dict/`` (default ``~/.cache``), keyed by the dictd files' mtime and size.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+
+from bookdup.dictionary import ISO3, Dictionary, invert, parse_entries
+from bookdup.langid import UNDETERMINED
+
+__all__ = [
+    "DICTD_DIR",
+    "Dictionaries",
+    "available_pairs",
+    "load_dictionary",
+    "resolve_dictionary",
+]
+
+DICTD_DIR = Path("/usr/share/dictd")
+_CACHE_VERSION = 2
+
+_B64 = {
+    c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+}
+
+
+def _decode_b64(s: str) -> int:
+    v = 0
+    for c in s:
+        v = v * 64 + _B64[c]
+    return v
+
+
+def _paths(src3: str, tgt3: str, directory: Path) -> tuple[Path, Path]:
+    stem = directory / f"freedict-{src3}-{tgt3}"
+    return stem.with_suffix(".index"), Path(f"{stem}.dict.dz")
+
+
+def _iter_entries(index: Path, data_path: Path) -> Iterator[str]:
+    """Entry texts in index order (each distinct offset once; the server's info entries skipped)."""
+    with gzip.open(data_path) as fh:
+        data = fh.read()
+    seen: set[int] = set()
+    with open(index, encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 3 or parts[0].startswith("00database") or parts[0].startswith("00-"):
+                continue
+            off = _decode_b64(parts[1])
+            if off in seen:
+                continue
+            seen.add(off)
+            yield data[off : off + _decode_b64(parts[2])].decode("utf-8", "replace")
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "bookdup" / "dict"
+
+
+def _cached_dictionary(src: str, tgt: str, index: Path, data: Path, inverted: bool) -> Dictionary:
+    st_i, st_d = index.stat(), data.stat()
+    key = f"{index.stem}-v{_CACHE_VERSION}-{'inv-' if inverted else ''}"
+    key += f"{st_i.st_mtime_ns}-{st_i.st_size}-{st_d.st_mtime_ns}-{st_d.st_size}.pkl"
+    path = _cache_dir() / key
+    origin = str(index.with_suffix(""))
+    try:
+        with open(path, "rb") as fh:
+            words, translations = pickle.load(fh)
+        return Dictionary(src, tgt, words.split("\n"), translations.split("\n"), origin)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+        pass  # no usable cache file: parse the dictd files below
+    if inverted:
+        table = invert(parse_entries(tgt, src, _iter_entries(index, data)))
+    else:
+        table = parse_entries(src, tgt, _iter_entries(index, data))
+    d = Dictionary.from_mapping(src, tgt, table, origin)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            blob = ("\n".join(d.words), "\n".join(d.translations))
+            pickle.dump(blob, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs time
+    return d
+
+
+def load_dictionary(source: str, target: str, *, directory: Path = DICTD_DIR) -> Dictionary:
+    """Lexicon source -> target from FreeDict; the reverse file is inverted when it alone exists."""
+    if source not in ISO3 or target not in ISO3 or source == target:
+        raise ValueError(
+            f"no dictionary for {source}->{target}: languages must differ and be in {sorted(ISO3)}"
+        )
+    src3, tgt3 = ISO3[source], ISO3[target]
+    for inverted, (a, b) in ((False, (src3, tgt3)), (True, (tgt3, src3))):
+        index, data = _paths(a, b, directory)
+        if index.exists() and data.exists():
+            return _cached_dictionary(source, target, index, data, inverted)
+    raise ValueError(
+        f"no FreeDict dictionary for {source}->{target} in {directory}: "
+        f"install the Debian package dict-freedict-{src3}-{tgt3} (or dict-freedict-{tgt3}-{src3})"
+    )
+
+
+def available_pairs(directory: Path = DICTD_DIR) -> list[tuple[str, str]]:
+    """(source, target) pairs loadable from ``directory``, directly or by inverting a file."""
+    code = {v: k for k, v in ISO3.items()}
+    pairs: set[tuple[str, str]] = set()
+    for index in directory.glob("freedict-*-*.index"):
+        parts = index.name.removesuffix(".index").split("-")
+        if len(parts) != 3 or parts[1] not in code or parts[2] not in code:
+            continue
+        if not Path(f"{index.with_suffix('')}.dict.dz").exists():
+            continue
+        a, b = code[parts[1]], code[parts[2]]
+        pairs.update({(a, b), (b, a)})
+    return sorted(pairs)
+
+
+def _iso1(code: str) -> str:
+    """ISO 639-1 from a 639-1 or 639-3 code ("eng" → "en")."""
+    code = code.strip().lower()
+    by3 = {v: k for k, v in ISO3.items()}
+    if code in ISO3:
+        return code
+    if code in by3:
+        return by3[code]
+    raise ValueError(f"unknown language code {code!r}; known: {sorted(ISO3)} or {sorted(by3)}")
+
+
+def resolve_dictionary(
+    lang_x: str,
+    lang_y: str,
+    dictionary: str | Dictionary | None,
+    *,
+    directory: Path = DICTD_DIR,
+) -> Dictionary | None:
+    """The lexicon translating x's unique words into y's language, or None for no translation.
+
+    ``None``: automatic — a dictionary is used when the languages differ, both are known and
+    the pair is installed. A name such as ``"eng-spa"`` or ``"en-es"`` forces that pair
+    (trusting the user over language identification): x is taken to be in whichever of the
+    two languages y is not. A ``Dictionary`` is used as given. ValueError for a malformed name,
+    an unknown language or a pair that is not installed.
+    """
+    if isinstance(dictionary, Dictionary):
+        return dictionary
+    if dictionary is None:
+        if lang_x == lang_y or UNDETERMINED in (lang_x, lang_y):
+            return None
+        if (lang_x, lang_y) not in available_pairs(directory):
+            return None
+        return load_dictionary(lang_x, lang_y, directory=directory)
+    src, sep, tgt = dictionary.partition("-")
+    if not sep:
+        raise ValueError(f"dictionary must look like 'eng-spa' or 'en-es', not {dictionary!r}")
+    a, b = _iso1(src), _iso1(tgt)
+    if lang_y == a:
+        return load_dictionary(b, a, directory=directory)
+    return load_dictionary(a, b, directory=directory)
+
+
+class Dictionaries:
+    """FreeDict lexicons loaded on first use, keyed by (source, target) language."""
+
+    def __init__(self, enabled: bool, directory: Path = DICTD_DIR) -> None:
+        self._directory = directory
+        self._pairs = set(available_pairs(directory)) if enabled else set()
+        self._loaded: dict[tuple[str, str], Dictionary] = {}
+
+    def targets(self, source: str) -> list[str]:
+        """Languages reachable from ``source`` (sorted); none when disabled."""
+        return sorted(t for s, t in self._pairs if s == source)
+
+    def get(self, source: str, target: str) -> Dictionary | None:
+        """The source -> target lexicon, loaded once; None when the pair is not installed."""
+        if (source, target) not in self._pairs:
+            return None
+        if (source, target) not in self._loaded:
+            self._loaded[(source, target)] = load_dictionary(
+                source, target, directory=self._directory
+            )
+        return self._loaded[(source, target)]

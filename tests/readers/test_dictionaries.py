@@ -1,0 +1,254 @@
+"""FreeDict dictd files: reading, inverting, the parsed-table cache, errors, choosing a lexicon.
+
+Most tests write a small dictd dictionary of their own (index + gzipped entries); the ones
+marked ``needs_freedict`` check the real Debian files (entry counts, inversion, speed).
+"""
+
+from __future__ import annotations
+
+import gzip
+import pickle
+import time
+from pathlib import Path
+
+import pytest
+
+from bookdup.dictionary import Dictionary
+from readers import dictionaries
+from readers.dictionaries import (
+    DICTD_DIR,
+    Dictionaries,
+    available_pairs,
+    load_dictionary,
+    resolve_dictionary,
+)
+
+needs_freedict = pytest.mark.skipif(
+    not (DICTD_DIR / "freedict-eng-deu.index").exists(), reason="dict-freedict-eng-deu missing"
+)
+
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+# headword(s) in the index -> entry text; two headwords share the "house" entry (one offset).
+ENG_DEU = {
+    ("00databaseinfo",): "00databaseinfo\nThis is info about the database\n",
+    ("house", "houses"): "house /hˈaʊs/ <n>\n1. Haus <neu>\n2. Gebäude; Heim\n",
+    ("king",): "king /kˈɪŋ/\nKönig <masc>\n   see: {queen}\n",
+    ("to go",): "to go\ngehen, fahren\n",
+    ("big house",): "big house\nGroßhaus\n",
+}
+EN_DE = {"go": ("gehen", "fahren"), "house": ("haus", "gebäude", "heim"), "king": ("könig",)}
+
+
+def _b64(n: int) -> str:
+    digits = ""
+    while True:
+        n, r = divmod(n, 64)
+        digits = _B64[r] + digits
+        if n == 0:
+            return digits
+
+
+def write_dictd(directory: Path, name: str, entries: dict[tuple[str, ...], str]) -> Path:
+    """A dictd dictionary ``freedict-<name>`` in ``directory``: index and gzipped data."""
+    directory.mkdir(parents=True, exist_ok=True)
+    data, lines = b"", []
+    for headwords, text in entries.items():
+        raw = text.encode("utf-8")
+        for head in headwords:
+            lines.append(f"{head}\t{_b64(len(data))}\t{_b64(len(raw))}\n")
+        data += raw
+    index = directory / f"freedict-{name}.index"
+    index.write_text("".join(sorted(lines)), encoding="utf-8")
+    with gzip.open(directory / f"freedict-{name}.dict.dz", "wb") as fh:
+        fh.write(data)
+    return index
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty parsed-table cache folder ($XDG_CACHE_HOME/bookdup/dict)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "bookdup" / "dict"
+
+
+@pytest.fixture
+def dictd(tmp_path: Path) -> Path:
+    """A dictd folder holding only an eng-deu dictionary."""
+    write_dictd(tmp_path / "dictd", "eng-deu", ENG_DEU)
+    return tmp_path / "dictd"
+
+
+def table(d: Dictionary) -> dict[str, tuple[str, ...]]:
+    return {w: tuple(t.split(" ")) for w, t in zip(d.words, d.translations, strict=True)}
+
+
+def test_load_parses_each_entry_once_and_skips_info(dictd: Path, cache: Path) -> None:
+    d = load_dictionary("en", "de", directory=dictd)
+    assert (d.source, d.target, d.origin) == ("en", "de", str(dictd / "freedict-eng-deu"))
+    # "houses" is a second index line for the house entry; the 00database entry is skipped.
+    assert table(d) == EN_DE
+    assert d.translate("house") == ("haus", "gebäude", "heim")
+
+
+def test_reverse_pair_is_inverted(dictd: Path, cache: Path) -> None:
+    d = load_dictionary("de", "en", directory=dictd)
+    assert (d.source, d.target, d.origin) == ("de", "en", str(dictd / "freedict-eng-deu"))
+    assert table(d) == {
+        "fahren": ("go",),
+        "gebäude": ("house",),
+        "gehen": ("go",),
+        "haus": ("house",),
+        "heim": ("house",),
+        "könig": ("king",),
+    }
+
+
+def test_cache_file_is_written_and_used(dictd: Path, cache: Path) -> None:
+    first = load_dictionary("en", "de", directory=dictd)
+    index, data = dictd / "freedict-eng-deu.index", dictd / "freedict-eng-deu.dict.dz"
+    si, sd = index.stat(), data.stat()
+    key = f"{si.st_mtime_ns}-{si.st_size}-{sd.st_mtime_ns}-{sd.st_size}.pkl"
+    path = cache / f"freedict-eng-deu-v2-{key}"
+    assert sorted(p.name for p in cache.iterdir()) == [path.name]
+    with open(path, "rb") as fh:
+        assert pickle.load(fh) == ("\n".join(first.words), "\n".join(first.translations))
+    # the next load reads the cache, not the dictd files
+    with open(path, "wb") as fh:
+        pickle.dump(("king", "kaiser"), fh)
+    assert table(load_dictionary("en", "de", directory=dictd)) == {"king": ("kaiser",)}
+    # the inverted table has its own file
+    load_dictionary("de", "en", directory=dictd)
+    assert (cache / f"freedict-eng-deu-v2-inv-{key}").exists()
+
+
+def test_unusable_or_stale_cache_reparses(dictd: Path, cache: Path) -> None:
+    load_dictionary("en", "de", directory=dictd)
+    (path,) = cache.iterdir()
+    path.write_bytes(b"not a pickle")
+    assert table(load_dictionary("en", "de", directory=dictd)) == EN_DE
+    # a changed dictd file (size, mtime) gets a new cache entry
+    write_dictd(dictd, "eng-deu", {("king",): "king\nKönig, Herrscher\n"})
+    assert table(load_dictionary("en", "de", directory=dictd)) == {"king": ("könig", "herrscher")}
+    assert len(list(cache.iterdir())) == 2
+
+
+def test_unwritable_cache_only_costs_time(
+    dictd: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    assert table(load_dictionary("en", "de", directory=dictd)) == EN_DE
+
+
+def test_missing_pair_names_package(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="dict-freedict-eng-deu"):
+        load_dictionary("en", "de", directory=tmp_path)
+    with pytest.raises(ValueError, match="en->en"):
+        load_dictionary("en", "en")
+    with pytest.raises(ValueError, match="nl"):
+        load_dictionary("en", "nl")
+    assert available_pairs(tmp_path) == []
+
+
+def test_available_pairs_needs_both_files_and_known_languages(tmp_path: Path) -> None:
+    write_dictd(tmp_path, "eng-deu", ENG_DEU)
+    write_dictd(tmp_path, "eng-nld", {("king",): "king\nkoning\n"})  # Dutch: not supported
+    write_dictd(tmp_path, "fra-spa", {("roi",): "roi\nrey\n"})
+    (tmp_path / "freedict-fra-spa.dict.dz").unlink()  # index without data
+    assert available_pairs(tmp_path) == [("de", "en"), ("en", "de")]
+
+
+def test_resolve_automatic(dictd: Path, cache: Path) -> None:
+    d = resolve_dictionary("en", "de", None, directory=dictd)
+    assert d is not None and (d.source, d.target) == ("en", "de")
+    assert resolve_dictionary("en", "en", None, directory=dictd) is None
+    assert resolve_dictionary("und", "de", None, directory=dictd) is None
+    assert resolve_dictionary("en", "fr", None, directory=dictd) is None  # not installed
+
+
+def test_resolve_named_pair_translates_x_into_y(dictd: Path, cache: Path) -> None:
+    for name in ("eng-deu", "en-de", "de-en", " DEU-eng"):
+        d = resolve_dictionary("en", "de", name, directory=dictd)
+        assert d is not None and (d.source, d.target) == ("en", "de"), name
+    # the user's pair overrides language identification: y in English, so x is German
+    d = resolve_dictionary("und", "en", "eng-deu", directory=dictd)
+    assert d is not None and (d.source, d.target) == ("de", "en")
+    lexicon = Dictionary.from_mapping("fr", "es", {"roi": ["rey"]})
+    assert resolve_dictionary("en", "de", lexicon, directory=dictd) is lexicon
+
+
+def test_resolve_errors(dictd: Path, cache: Path) -> None:
+    with pytest.raises(ValueError, match="unknown language code 'klingon'"):
+        resolve_dictionary("en", "de", "klingon-deu", directory=dictd)
+    with pytest.raises(ValueError, match="must look like 'eng-spa'"):
+        resolve_dictionary("en", "de", "engdeu", directory=dictd)
+    with pytest.raises(ValueError, match="dict-freedict-fra-spa"):
+        resolve_dictionary("fr", "es", "fr-es", directory=dictd)
+
+
+def test_dictionaries_load_each_pair_once(
+    dictd: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads: list[tuple[str, str]] = []
+    real = dictionaries.load_dictionary
+
+    def counting(source: str, target: str, *, directory: Path = DICTD_DIR) -> Dictionary:
+        loads.append((source, target))
+        return real(source, target, directory=directory)
+
+    monkeypatch.setattr(dictionaries, "load_dictionary", counting)
+    lexicons = Dictionaries(True, dictd)
+    assert lexicons.targets("en") == ["de"] and lexicons.targets("de") == ["en"]
+    assert lexicons.targets("fr") == []
+    assert lexicons.get("en", "fr") is None
+    first = lexicons.get("en", "de")
+    assert first is not None and table(first) == EN_DE
+    assert lexicons.get("en", "de") is first
+    assert loads == [("en", "de")]
+    disabled = Dictionaries(False, dictd)
+    assert disabled.targets("en") == [] and disabled.get("en", "de") is None
+    assert loads == [("en", "de")]
+
+
+@needs_freedict
+def test_real_dictionaries_entry_counts() -> None:
+    en_de = load_dictionary("en", "de")
+    # TRANS used a 62K-entry English-German lexicon; FreeDict eng-deu gives ~100K one-word entries.
+    assert 80_000 < len(en_de) < 150_000
+    assert "könig" in en_de.translate("king")
+    assert "herz" in en_de.translate("heart")
+    assert "nacht" in en_de.translate("night")
+    fr_en = load_dictionary("fr", "en")
+    assert 5_000 < len(fr_en) < 10_000
+    assert fr_en.translate("roi") == ("king",)
+    assert all(" " not in t for ts in en_de.translations[:1000] for t in ts.split(" "))
+
+
+@needs_freedict
+def test_second_load_is_fast(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = load_dictionary("en", "de")
+    assert list((tmp_path / "bookdup" / "dict").glob("freedict-eng-deu-*.pkl"))
+    t = time.perf_counter()
+    second = load_dictionary("en", "de")
+    assert time.perf_counter() - t < 0.2
+    assert second.words == first.words and second.translations == first.translations
+
+
+@needs_freedict
+def test_inverts_when_only_reverse_exists() -> None:
+    # No freedict-deu-spa: de->es is built by inverting spa-deu.
+    assert not (DICTD_DIR / "freedict-deu-spa.index").exists()
+    de_es = load_dictionary("de", "es")
+    assert len(de_es) > 5_000
+    assert "rey" in de_es.translate("könig")
+
+
+@needs_freedict
+def test_available_pairs_lists_both_directions() -> None:
+    pairs = available_pairs()
+    assert ("en", "de") in pairs and ("de", "en") in pairs
+    assert ("de", "es") in pairs  # via spa-deu
+    assert ("fr", "es") not in pairs
