@@ -142,29 +142,31 @@ def explain(
     client: Any, names: Any, pairs: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], str]:
     """One line per pair: was it a candidate, and what did the dedup job's verification say."""
-    from indexer.dedup_job import DedupParams
-    from query.related import RelationFinder
+    from bookdup.compare import compare_features
+    from bookdup.relate import plan_pair
+    from indexer.dedup_stages import DedupParams, prepare
 
     if not pairs:
         return {}
-    finder = RelationFinder(client, names, DedupParams().candidates)
+    run = prepare(client, names, DedupParams(), "explain", None)
     ids = sorted({i for p in pairs for i in p})
-    feats = finder.cache.get_many(ids)
+    feats = run.cache.get_many(ids)
     out: dict[tuple[str, str], str] = {}
     for a, b in pairs:
         key = pair_key(a, b)
         if a not in feats or b not in feats:
             out[key] = "book missing from the index"
             continue
-        cand = set(finder.searcher.candidates([feats[a]]))
-        cand |= set(finder.searcher.candidates([feats[b]]))
+        cand = set(run.searcher.candidates([feats[a]]))
+        cand |= set(run.searcher.candidates([feats[b]]))
         is_cand = key in cand
-        results = list(finder.verify_pairs([key]))
-        la, lb = feats[key[0]].language, feats[key[1]].language
-        if not results:
+        fa, fb = feats[key[0]], feats[key[1]]
+        la, lb = fa.language, fb.language
+        plan = plan_pair(fa, fb, run.lexicons)
+        if plan is None:
             out[key] = f"candidate={is_cand}; not verifiable ({la}-{lb}: no lexicon)"
             continue
-        _, _, r = results[0]
+        r = compare_features(fa, fb, dictionary=plan.dictionary, threshold=plan.threshold)
         s = r.get("signals", {})
         conf = {k: v for k, v in r.get("confidences", {}).items() if v >= 0.05}
         out[key] = (

@@ -20,9 +20,9 @@ from bookdup.classify import CLASSIFIER_PARAMS
 from bookdup.compare import describe_relation, verify_features
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures
+from bookdup.langid import UNDETERMINED
 from bookdup.verify import Verification
 
-UNDETERMINED = "und"
 SAME_LANGUAGE_FLOOR = CLASSIFIER_PARAMS.min_its[0]
 TRANSLATION_FLOOR = CLASSIFIER_PARAMS.translation_its[0]
 
