@@ -149,6 +149,11 @@ def candidate_body(
     return {
         "query": {"bool": {"must": [query], "filter": filters, "must_not": must_not}},
         "size": size,
+        # Ties in the number of shared keys are common, and the cap cuts through them: break
+        # them by book id, not by document order (which every write to a book changes), so
+        # the same index gives the same candidates on every run.
+        "sort": [{"_score": "desc"}, {"book_id": "asc"}],
+        "track_scores": True,
         "_source": False,
         "track_total_hits": False,
     }

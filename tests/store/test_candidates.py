@@ -38,3 +38,25 @@ def test_sample_is_consistent_and_skips_stop_terms() -> None:
     ha, hb = {int(t, 16) for t in ta}, {int(t, 16) for t in tb}
     coarse = ha if len(a) > len(b) else hb
     assert coarse & set(shared.tolist()) <= ha & hb
+
+
+def test_capped_candidates_break_ties_by_book_id_not_document_order(es_client, index_names):
+    """Twenty books tie with the query; the cap keeps the five smallest ids, before and after
+    the first five are rewritten (which moves them to the end of the document order)."""
+    books = [f"b{i:02d}" for i in range(20)]
+    terms = ["t1", "t2", "t3"]
+
+    def write(ids: list[str]) -> None:
+        actions = [
+            {"_index": index_names.books, "_id": i, "_source": {"book_id": i, "uniq": terms}}
+            for i in ids
+        ]
+        assert not bulk_write(es_client, actions, refresh="wait_for").failures
+
+    write(list(reversed(books)))
+    body = candidates.candidate_body("query", "uniq", terms, 2, 5)
+    first = es_client.search(index=index_names.books, **body).body
+    write(books[:5])
+    again = es_client.search(index=index_names.books, **body).body
+    assert candidates.hits_with_scores(first) == candidates.hits_with_scores(again)
+    assert candidates.hits_with_scores(first) == [(b, 3.0) for b in books[:5]]
