@@ -139,7 +139,7 @@ class _RelationStream:
             name = relation.result["relation"]
             summary.relations[name] = summary.relations.get(name, 0) + 1
             self.produced.add(relation.pair_id)
-        yield from write_actions(self.run, relations, batch.ids, RunRecorder.now())
+        yield from write_actions(self.run, relations, RunRecorder.now())
         self.done += len(batch.ids)
         if self.progress:
             self.progress(self.done, self.total)

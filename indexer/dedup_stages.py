@@ -205,25 +205,18 @@ def relation_document(found: FoundRelation, run_id: str, now: str) -> dict[str, 
     }
 
 
-def write_actions(
-    run: DedupRun, found: Sequence[FoundRelation], queried: Sequence[str], now: str
-) -> Iterator[Action]:
-    """Stage 5: bulk actions for the found relations and the queried books' run marker.
+def write_actions(run: DedupRun, found: Sequence[FoundRelation], now: str) -> Iterator[Action]:
+    """Stage 5: bulk actions for the found relations.
 
-    Relation ids are ``a|b``, so a rerun overwrites instead of duplicating.
+    Relation ids are ``a|b``, so a rerun overwrites instead of duplicating. Book documents are
+    not touched here: what a run queried is in its run record, and rewriting every book on
+    every run grew the index and reordered its documents for nothing.
     """
     for relation in found:
         yield {
             "_index": run.names.relations,
             "_id": relation.pair_id,
             "_source": relation_document(relation, run.run_id, now),
-        }
-    for book_id in queried:
-        yield {
-            "_op_type": "update",
-            "_index": run.names.books,
-            "_id": book_id,
-            "doc": {"dedup_run": run.run_id},
         }
 
 

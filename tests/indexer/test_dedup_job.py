@@ -133,9 +133,17 @@ def test_clusters_group_editions_and_works(deduped) -> None:
     assert summary.clusters_updated == len(PRIDE_EDITIONS) - 1 + 1  # 4 pride books + alice-en
 
 
+def book_versions(client, names: IndexNames) -> dict[str, int]:
+    client.indices.refresh(index=names.books)
+    body = client.search(index=names.books, size=100, version=True, source=False).body
+    return {h["_id"]: h["_version"] for h in body["hits"]["hits"]}
+
+
 def test_a_second_full_run_changes_nothing(es_client, deduped) -> None:
     names, first, rels, ids = deduped
+    versions = book_versions(es_client, names)
     again = run_dedup(es_client, names)
+    assert book_versions(es_client, names) == versions  # no book document rewritten
     assert again.clusters_updated == 0
     assert again.stale_relations_removed == 0
     assert again.relations == first.relations

@@ -85,10 +85,11 @@ def test_classify_names_the_relation_with_its_direction(run) -> None:
         "y_in_x",
     )
     assert found[f"{ALICE_DE}|{ALICE_EN}"].result["relation"] == "TRANSLATION"
-    actions = list(write_actions(run, list(found.values()), [PRIDE], "2026-01-01T00:00:00"))
+    actions = list(write_actions(run, list(found.values()), "2026-01-01T00:00:00"))
     docs = {a["_id"]: a for a in actions}
+    assert set(docs) == set(found)  # relations only: book documents are left alone
     assert docs[f"{PRIDE}|{PRIDE_VOL}"]["_source"]["direction"] == "b_in_a"  # stored wording
-    assert docs[PRIDE]["doc"] == {"dedup_run": "dedup-test"}
+    assert docs[f"{PRIDE}|{PRIDE_VOL}"]["_source"]["run_id"] == "dedup-test"
 
 
 def test_stale_relations_are_those_not_found_again(run, es_client) -> None:
