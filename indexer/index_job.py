@@ -34,6 +34,7 @@ from indexer.index_worker import (
     build,
     build_document,
     checked_book,
+    die_with_parent,
     raw_hash,
     read_and_build,
     read_error,
@@ -347,7 +348,9 @@ def run_index(
     options = options or IndexOptions()
     ensure_indices(client, names)
     job = _IndexRun(client, names, paths, options, progress)
-    with ProcessPoolExecutor(max_workers=options.workers) as pool:
+    with ProcessPoolExecutor(
+        max_workers=options.workers, initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         report = bulk_write(
             client, job.actions(pool), chunk_size=options.bulk_chunk, on_chunk=job.on_chunk
         )

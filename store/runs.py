@@ -1,9 +1,17 @@
-"""Run records: every job stores what it did, so `bookdup status` can show the last runs."""
+"""Run records: every job stores what it did, so `bookdup status` can show the last runs.
+
+A job killed half way never writes "finished", so a record also names the process that runs
+it (host, pid and the process's start time, which a reused pid does not share); a "running"
+record whose process is gone on this host is reported as "interrupted".
+"""
 
 from __future__ import annotations
 
+import os
+import socket
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -33,6 +41,7 @@ class RunRecorder:
             "status": "running",
             "started_at": self.started_at,
             "params": params,
+            "process": process_identity(os.getpid()),
         }
         self._write()
 
@@ -63,12 +72,41 @@ class RunRecorder:
         self._write()
 
 
+def _start_ticks(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (Linux ``/proc``), None if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rpartition(")")[2].split()[19]  # field 22; the name before ")" may hold spaces
+
+
+def process_identity(pid: int) -> dict[str, Any]:
+    """What tells this process apart from any other, now or later, on any host."""
+    return {"host": socket.gethostname(), "pid": pid, "start": _start_ticks(pid)}
+
+
+def effective_status(run: dict[str, Any]) -> str:
+    """The recorded status, except "interrupted" for a "running" run whose process is gone.
+
+    Only a process on this host can be checked; elsewhere a "running" record is taken at its
+    word.
+    """
+    status = str(run.get("status", "?"))
+    process = run.get("process") or {}
+    if status != "running" or process.get("host") != socket.gethostname():
+        return status
+    alive = _start_ticks(int(process.get("pid", 0)))
+    return status if alive is not None and alive == process.get("start") else "interrupted"
+
+
 def last_runs(client: Elasticsearch, names: IndexNames, size: int = 10) -> list[dict[str, Any]]:
-    """The most recent runs, newest first."""
+    """The most recent runs, newest first, with their effective status."""
     response = client.search(
         index=names.runs, size=size, sort=[{"started_at": "desc"}], query={"match_all": {}}
     )
-    return [hit["_source"] for hit in response["hits"]["hits"]]
+    runs = [hit["_source"] for hit in response["hits"]["hits"]]
+    return [dict(run, status=effective_status(run)) for run in runs]
 
 
 def get_run(client: Elasticsearch, names: IndexNames, run_id: str) -> dict[str, Any] | None:

@@ -17,7 +17,7 @@ from indexer import index_worker
 from indexer.index_job import IndexOptions, raw_hash, run_index
 from readers import Source, read_source
 from store.iterate import iter_documents
-from store.runs import get_run
+from store.runs import get_run, last_runs
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
     ALICE_DE,
@@ -363,3 +363,56 @@ def test_a_killed_job_resumes_and_indexes_every_book_exactly_once(
 def _runs(client, names: IndexNames) -> list[dict]:
     client.indices.refresh(index=names.runs)
     return [h["_source"] for h in iter_documents(client, names.runs)]
+
+
+def _children(pid: int) -> set[int]:
+    """Pids whose parent is ``pid`` (Linux /proc)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_workers_die_with_a_killed_job_and_its_run_reads_interrupted(
+    es_client, index_names, tmp_path: Path
+) -> None:
+    """SIGKILL to the job's process alone (not its group): the pool's workers must not outlive
+    it, and `bookdup status` must not call the run "running" forever."""
+    paths = many_books(tmp_path / "books", 30, words=6000)
+    script = KILLED_JOB.replace("workers=1", "workers=2")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    job = subprocess.Popen(
+        [sys.executable, "-c", script, index_names.prefix, *map(str, paths)], cwd=REPO, env=env
+    )
+    workers: set[int] = set()
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and job.poll() is None and len(workers) < 2:
+        workers |= _children(job.pid)
+        time.sleep(0.05)
+    try:
+        assert workers, "the job started no worker process"
+        running = [r for r in last_runs(es_client, index_names) if r["kind"] == "index"]
+        assert [r["status"] for r in running] == ["running"]
+    finally:
+        os.kill(job.pid, signal.SIGKILL)
+        job.wait(timeout=30)
+    gone_by = time.monotonic() + 10
+    while time.monotonic() < gone_by and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)], "worker processes outlived the killed job"
+    (killed,) = [r for r in last_runs(es_client, index_names) if r["kind"] == "index"]
+    assert killed["status"] == "interrupted"
+    assert killed["process"]["pid"] == job.pid
