@@ -105,6 +105,8 @@ def index_cmd(
         f"{len(summary.failures)} failed in {summary.seconds:.1f} s "
         f"({summary.books_per_s:.1f} books/s)"
     )
+    for where, warning in summary.warnings[:50]:
+        click.echo(f"  warning {where}: {warning}", err=True)
     _report_failures(summary.failures)
     if summary.failures:
         sys.exit(1)

@@ -41,6 +41,7 @@ from indexer.index_worker import (
     stored_verdict,
 )
 from readers import ReadError, Source, check_read_options, iter_sources, read_source
+from readers.common import decoding_warning
 from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
@@ -80,13 +81,15 @@ class IndexOptions:
 
 @dataclass
 class IndexSummary:
-    """What an index job did; ``failures`` holds (file, reason) for every skipped book."""
+    """What an index job did; ``failures`` holds (file, reason) for every skipped book, and
+    ``warnings`` (file, what) for books indexed from text that may be garbled."""
 
     run_id: str
     read: int = 0
     indexed: int = 0
     unchanged: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -104,6 +107,7 @@ class IndexSummary:
             "indexed": self.indexed,
             "unchanged": self.unchanged,
             "failed": len(self.failures),
+            "warnings": len(self.warnings),
         }
 
 
@@ -306,6 +310,8 @@ class _IndexRun:
         doc["index_run"] = self._recorder.run_id
         doc["indexed_at"] = self._recorder.now()
         self._sources[book_id] = outcome.where
+        if warning := decoding_warning(doc.get("extra") or {}):
+            self.summary.warnings.append((outcome.where, warning))
         return {"_index": self._names.books, "_id": book_id, "_source": doc}
 
     def on_chunk(self, report: BulkReport) -> None:
@@ -329,6 +335,7 @@ class _IndexRun:
             counts=summary.as_counts(),
             timings={"seconds": round(summary.seconds, 3), "books_per_s": summary.books_per_s},
             skipped=[{"file": f, "reason": r} for f, r in summary.failures[:1000]],
+            warnings=[{"file": f, "warning": w} for f, w in summary.warnings[:1000]],
         )
         return summary
 

@@ -65,6 +65,7 @@ class Decoded:
     text: str
     encoding: str
     decode_errors: int
+    guessed: bool = False  # not valid UTF-8 and nothing declared: the encoding is a guess
 
 
 def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
@@ -161,18 +162,33 @@ def decode_bytes(data: bytes, declared: str | None = None) -> Decoded:
     characters tells the caller how damaged the text is.
     """
     known = check_text_head(data[:SNIFF_BYTES], declared)
+    guessed = False
     if known is not None:
         text, encoding = data.decode(known, errors="replace"), known
     else:
         try:
             text, encoding = data.decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
-            encoding = guess_encoding(data)
+            encoding, guessed = guess_encoding(data), True
             text = data.decode(encoding, errors="replace")
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise BadInput("empty file")
-    return Decoded(text, encoding, text.count("\ufffd"))
+    return Decoded(text, encoding, text.count("\ufffd"), guessed)
+
+
+def decoding_warning(extra: Mapping[str, Any]) -> str | None:
+    """What to tell the user about how a book's bytes were decoded (its reader's ``extra``):
+    a guessed encoding or undecodable characters mean the indexed text may be garbled."""
+    encoding, errors = extra.get("encoding"), int(extra.get("decode_errors") or 0)
+    parts = []
+    if extra.get("encoding_guessed"):
+        parts.append(f"not valid UTF-8; decoded as {encoding} (a guess)")
+    if errors:
+        parts.append(f"{errors} characters could not be decoded as {encoding}")
+    if not parts:
+        return None
+    return "; ".join(parts) + " — check the text, or give the encoding with --encoding"
 
 
 def read_text_file(path: Path, declared: str | None = None) -> Decoded:

@@ -45,5 +45,6 @@ def read_text_book(
             "kind": kind,
             "encoding": decoded.encoding,
             "decode_errors": decoded.decode_errors,
+            **({"encoding_guessed": True} if decoded.guessed else {}),
         },
     )

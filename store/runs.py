@@ -60,6 +60,7 @@ class RunRecorder:
         counts: dict[str, Any],
         timings: dict[str, Any],
         skipped: list[dict[str, Any]] | None = None,
+        warnings: list[dict[str, Any]] | None = None,
         status: str = "finished",
     ) -> None:
         self._doc.update(
@@ -68,6 +69,7 @@ class RunRecorder:
             counts=counts,
             timings=timings,
             skipped=skipped or [],
+            warnings=warnings or [],
         )
         self._write()
 

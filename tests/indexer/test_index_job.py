@@ -68,6 +68,7 @@ def test_every_input_kind_is_indexed_with_its_features(es_client, indexed) -> No
         "indexed": len(corpus.ids),
         "unchanged": 0,
         "failed": 0,
+        "warnings": 0,
     }
     assert set(corpus.kinds.values()) >= {"txt", "jsonl", "alto", "hocr", "pages", "djvu"}
     docs = _docs(es_client, names)
@@ -109,6 +110,7 @@ def test_rerun_changes_nothing_and_a_changed_file_is_reindexed(es_client, indexe
         "indexed": 0,
         "unchanged": len(corpus.ids),
         "failed": 0,
+        "warnings": 0,
     }
     assert _versions(es_client, names) == before  # not one document was rewritten
 
@@ -171,7 +173,13 @@ def test_bad_inputs_are_reported_per_file_and_never_stop_the_job(
     }
     assert failures[f"{jsonl}:2"].startswith("malformed JSON: ")
     assert failures[f"{bad_xml}:{bad_line}"].startswith("malformed XML: mismatched tag")
-    assert summary.as_counts() == {"read": 10, "indexed": 4, "unchanged": 0, "failed": 6}
+    assert summary.as_counts() == {
+        "read": 10,
+        "indexed": 4,
+        "unchanged": 0,
+        "failed": 6,
+        "warnings": 0,
+    }
     docs = _docs(es_client, index_names, ["source", "n_words"])
     assert sorted(docs) == ["alto", "good1", "jsonl-good", "same"]
     assert docs["same"]["_source"]["source"] == str(first)  # the first one stays
@@ -203,7 +211,13 @@ def test_fixing_a_jsonl_line_does_not_turn_the_following_records_into_duplicates
     del lines[1]
     jsonl.write_text("\n".join(lines) + "\n")
     second = run_index(es_client, index_names, [jsonl], OPTIONS)
-    assert second.as_counts() == {"read": 3, "indexed": 0, "unchanged": 3, "failed": 0}
+    assert second.as_counts() == {
+        "read": 3,
+        "indexed": 0,
+        "unchanged": 3,
+        "failed": 0,
+        "warnings": 0,
+    }
 
 
 # --- reading in the workers ----------------------------------------------------------------
@@ -286,12 +300,24 @@ def test_rerun_of_books_with_ids_from_metadata_is_unchanged(
     )
     paths = [txt, folder, jsonl]
     first = run_index(es_client, index_names, paths, OPTIONS)
-    assert first.as_counts() == {"read": 3, "indexed": 3, "unchanged": 0, "failed": 0}
+    assert first.as_counts() == {
+        "read": 3,
+        "indexed": 3,
+        "unchanged": 0,
+        "failed": 0,
+        "warnings": 0,
+    }
     before = _versions(es_client, index_names)
     assert sorted(before) == ["frank", "pride-vol", "walden-1854"]
 
     again = run_index(es_client, index_names, paths, OPTIONS)
-    assert again.as_counts() == {"read": 3, "indexed": 0, "unchanged": 3, "failed": 0}
+    assert again.as_counts() == {
+        "read": 3,
+        "indexed": 0,
+        "unchanged": 3,
+        "failed": 0,
+        "warnings": 0,
+    }
     assert _versions(es_client, index_names) == before
 
     copy = write_txt(tmp_path / "b2.txt", _small_book("scarletletter-en-pg33", 3000), id="frank")
@@ -416,3 +442,19 @@ def test_workers_die_with_a_killed_job_and_its_run_reads_interrupted(
     (killed,) = [r for r in last_runs(es_client, index_names) if r["kind"] == "index"]
     assert killed["status"] == "interrupted"
     assert killed["process"]["pid"] == job.pid
+
+
+def test_a_guessed_encoding_is_indexed_with_a_warning_naming_the_file(
+    es_client, index_names, tmp_path: Path
+) -> None:
+    text = "Il était une fois une forêt où vivait un chêne âgé. " * 200
+    bad = tmp_path / "cp1252.txt"
+    bad.write_bytes(text.encode("cp1252"))
+    good = tmp_path / "utf8.txt"
+    good.write_text(text.replace("chêne", "hêtre"), encoding="utf-8")
+    summary = run_index(es_client, index_names, [bad, good], OPTIONS)
+    assert summary.indexed == 2 and summary.failures == []
+    ((where, warning),) = summary.warnings
+    assert where == str(bad) and "not valid UTF-8" in warning
+    run = get_run(es_client, index_names, summary.run_id)
+    assert run is not None and run["warnings"] == [{"file": str(bad), "warning": warning}]

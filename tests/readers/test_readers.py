@@ -352,3 +352,22 @@ def test_real_gutenberg_books_match_manifest_word_counts() -> None:
         n_words = sum(len(page.split()) for page in book.pages)
         assert n_words == pytest.approx(words[row["id"]], rel=0.01)
         assert book.extra["decode_errors"] == 0
+
+
+def test_text_that_is_not_utf8_is_read_with_a_named_guess(tmp_path: Path) -> None:
+    from readers.common import decoding_warning
+
+    text = "Die Straße führte über die Brücke, größer als jede andere. " * 40
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(text.encode("latin-1"))
+    (book,) = list(iter_books([latin]))
+    assert "Straße" in book.pages[0]
+    assert book.extra["encoding_guessed"] is True
+    warning = decoding_warning(book.extra)
+    assert warning is not None and "not valid UTF-8" in warning
+    assert book.extra["encoding"] in warning and "--encoding" in warning
+
+    utf8 = tmp_path / "utf8.txt"
+    utf8.write_text(text, encoding="utf-8")
+    (clean,) = list(iter_books([utf8]))
+    assert "encoding_guessed" not in clean.extra and decoding_warning(clean.extra) is None
