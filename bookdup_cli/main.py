@@ -17,6 +17,7 @@ from bookdup_cli.eval_cmd import evaluate
 from bookdup_cli.generate_cmd import generate
 from bookdup_cli.progress import Progress
 from store.connection import ConnectionSettings, ElasticsearchUnavailable, connect
+from store.locks import JobLocked
 from store.schema import DEFAULT_PREFIX, IndexNames
 
 
@@ -139,7 +140,7 @@ def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: b
                 params=params,
                 progress=lambda done, total: bar.update(done, total),
             )
-        except ValueError as exc:
+        except (ValueError, JobLocked) as exc:
             raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(
@@ -166,7 +167,10 @@ def remove_cmd(ctx: Context, book_ids: tuple[str, ...]) -> None:
     """Withdraw books: delete them and their relations, recompute the clusters they held."""
     from indexer.remove_job import run_remove
 
-    summary = run_remove(ctx.client(), ctx.names, list(book_ids))
+    try:
+        summary = run_remove(ctx.client(), ctx.names, list(book_ids))
+    except JobLocked as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo(
         f"removed {summary.books_removed} books and {summary.relations_removed} relations; "
         f"{summary.clusters_updated} books changed cluster"

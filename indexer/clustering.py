@@ -16,6 +16,9 @@ from store.bulk import bulk_write
 from store.iterate import iter_documents
 from store.schema import IndexNames
 
+#: The lock every job that writes relations or cluster ids takes (dedup, remove).
+CLUSTER_LOCK = "dedup"
+
 
 @dataclass(frozen=True)
 class Clustering:

@@ -23,7 +23,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from indexer.clustering import write_clusters
+from indexer.clustering import CLUSTER_LOCK, write_clusters
 from indexer.dedup_stages import (
     CandidateBatch,
     DedupParams,
@@ -38,7 +38,8 @@ from indexer.dedup_stages import (
 )
 from indexer.pipeline import prefetch
 from store.bulk import Action, bulk_write
-from store.runs import RunRecorder, get_run
+from store.locks import JobLock
+from store.runs import RunRecorder, get_run, new_run_id
 from store.schema import IndexNames, ensure_indices
 
 __all__ = ["DedupParams", "DedupSummary", "resolve_since", "run_dedup"]
@@ -114,6 +115,7 @@ class _RelationStream:
         self.produced: set[str] = set()
         self.queried: set[str] = set()
         self.done = 0
+        self.heartbeat: Callable[[], None] = lambda: None  # e.g. renew the job's lock
 
     def actions(self) -> Iterator[Action]:
         batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
@@ -141,6 +143,7 @@ class _RelationStream:
             self.produced.add(relation.pair_id)
         yield from write_actions(self.run, relations, RunRecorder.now())
         self.done += len(batch.ids)
+        self.heartbeat()
         if self.progress:
             self.progress(self.done, self.total)
 
@@ -177,15 +180,33 @@ def run_dedup(
 ) -> DedupSummary:
     """Find, verify, classify and cluster related books; returns (and records) the summary.
 
-    ``progress(done, total)`` is called after each batch of query books.
+    ``progress(done, total)`` is called after each batch of query books. Raises `JobLocked`
+    when another dedup (or remove) is writing to the same indices.
     """
     params = params or DedupParams()
     ensure_indices(client, names)
-    client.indices.refresh(index=[names.books, names.relations])
-    since_time = resolve_since(client, names, since) if since else None
-    recorder = RunRecorder(
-        client, names, "dedup", params={"since": since, "since_time": since_time}
-    )
+    run_id = new_run_id("dedup")
+    with JobLock(client, names, CLUSTER_LOCK, run_id) as lock:
+        client.indices.refresh(index=[names.books, names.relations])
+        since_time = resolve_since(client, names, since) if since else None
+        recorder = RunRecorder(
+            client, names, "dedup", {"since": since, "since_time": since_time}, run_id
+        )
+        summary = _run_stages(client, names, params, since_time, recorder, lock, progress)
+        _record(recorder, summary)
+    return summary
+
+
+def _run_stages(
+    client: Elasticsearch,
+    names: IndexNames,
+    params: DedupParams,
+    since_time: str | None,
+    recorder: RunRecorder,
+    lock: JobLock,
+    progress: Progress | None,
+) -> DedupSummary:
+    """Stages 0–7 under the lock, timed."""
     summary = DedupSummary(run_id=recorder.run_id)
     started = time.monotonic()
     run = prepare(client, names, params, recorder.run_id, since_time)
@@ -197,7 +218,9 @@ def run_dedup(
     summary.timings["prepare_s"] = time.monotonic() - started
     total = client.count(index=names.books, query=run.selection)["count"] if since_time else None
     stream = _RelationStream(run, summary, summary.books if total is None else total, progress)
+    stream.heartbeat = lock.renew
     _write_relations(run, summary, stream)
+    lock.renew()
     summary.stale_relations_removed = _finish_relations(run, stream, since_time is not None)
     cluster_started = time.monotonic()
     client.indices.refresh(index=[names.books, names.relations])
@@ -206,7 +229,6 @@ def run_dedup(
     )
     summary.timings["cluster_s"] = time.monotonic() - cluster_started
     summary.timings["total_s"] = time.monotonic() - started
-    _record(recorder, summary)
     return summary
 
 

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from elasticsearch import Elasticsearch
 
-from indexer.clustering import write_clusters
+from indexer.clustering import CLUSTER_LOCK, write_clusters
 from store.bulk import bulk_write
 from store.iterate import iter_documents
-from store.runs import RunRecorder
+from store.locks import JobLock
+from store.runs import RunRecorder, new_run_id
 from store.schema import IndexNames, ensure_indices
 
 
@@ -29,7 +30,15 @@ def run_remove(client: Elasticsearch, names: IndexNames, book_ids: list[str]) ->
     the relations that remain.
     """
     ensure_indices(client, names)
-    recorder = RunRecorder(client, names, "remove", params={"books": book_ids})
+    run_id = new_run_id("remove")
+    with JobLock(client, names, CLUSTER_LOCK, run_id):
+        recorder = RunRecorder(client, names, "remove", {"books": book_ids}, run_id)
+        return _remove(client, names, book_ids, recorder)
+
+
+def _remove(
+    client: Elasticsearch, names: IndexNames, book_ids: list[str], recorder: RunRecorder
+) -> RemoveSummary:
     found = client.mget(index=names.books, ids=book_ids, source=False).body["docs"]
     present = [d["_id"] for d in found if d.get("found")]
     missing = [d["_id"] for d in found if not d.get("found")]

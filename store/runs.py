@@ -24,17 +24,27 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def new_run_id(kind: str) -> str:
+    """``<kind>-<UTC time>-<random>``: sortable by start, unique across hosts."""
+    stamp = utc_now().replace(":", "").replace("-", "")[:15]
+    return f"{kind}-{stamp}-{uuid.uuid4().hex[:6]}"
+
+
 class RunRecorder:
     """Writes a run document when a job starts and completes it when the job ends."""
 
     def __init__(
-        self, client: Elasticsearch, names: IndexNames, kind: str, params: dict[str, Any]
+        self,
+        client: Elasticsearch,
+        names: IndexNames,
+        kind: str,
+        params: dict[str, Any],
+        run_id: str | None = None,
     ) -> None:
         self._client = client
         self._index = names.runs
         self.started_at = utc_now()
-        stamp = self.started_at.replace(":", "").replace("-", "")[:15]
-        self.run_id = f"{kind}-{stamp}-{uuid.uuid4().hex[:6]}"
+        self.run_id = run_id or new_run_id(kind)
         self._doc: dict[str, Any] = {
             "run_id": self.run_id,
             "kind": kind,
@@ -105,7 +115,10 @@ def effective_status(run: dict[str, Any]) -> str:
 def last_runs(client: Elasticsearch, names: IndexNames, size: int = 10) -> list[dict[str, Any]]:
     """The most recent runs, newest first, with their effective status."""
     response = client.search(
-        index=names.runs, size=size, sort=[{"started_at": "desc"}], query={"match_all": {}}
+        index=names.runs,
+        size=size,
+        sort=[{"started_at": "desc"}],
+        query={"bool": {"must_not": [{"term": {"kind": "lock"}}]}},
     )
     runs = [hit["_source"] for hit in response["hits"]["hits"]]
     return [dict(run, status=effective_status(run)) for run in runs]
