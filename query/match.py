@@ -1,77 +1,135 @@
 """Relations of a text that is not in the index: features on the fly, the dedup job's candidate
-queries and verification policy, nothing written."""
+queries and verification policy, nothing written.
+
+The text is searched under a name of its own (``MATCH_PREFIX`` + its id), so an indexed copy
+with the same id is found like any other edition instead of being excluded as "itself".
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
+from bookdup.boilerplate import drop_common_words
+from bookdup.cluster import EDITION_RELATIONS, WORK_RELATIONS
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.relate import direction_from_side, relate
+from query.context import BadRequest, ReadSide
+from query.display import display_title, relation_label
+from query.related import add_metadata, group_by_class
 from readers import iter_books
-from readers.dictionaries import Dictionaries
-from store.candidates import CandidateParams, CandidateSearcher, StopLists, indexed_languages
-from store.features import FeatureCache
+from readers.common import split_pages
 from store.schema import IndexNames
 
+MATCH_PREFIX = "match:"
+#: A text longer than this is refused (a 1M-word book is ~6 MB of text).
+MAX_TEXT_CHARS = 20_000_000
+MIN_TEXT_WORDS = 50
 
-def find_related(
-    client: Elasticsearch, names: IndexNames, features: BookFeatures
-) -> list[dict[str, Any]]:
-    """Relations of an unindexed book against every indexed book, best first."""
-    params = CandidateParams()
-    stop = StopLists.from_index(client, names.books, params)
-    lexicons = Dictionaries(enabled=True)
-    languages = indexed_languages(client, names.books)
-    searcher = CandidateSearcher(client, names.books, params, stop, lexicons, languages)
-    cache = FeatureCache(client, names.books, stop.uniq)
-    features = cache.put(features)
-    pairs = searcher.candidates([features])
-    others = cache.get_many(sorted({b if a == features.book_id else a for a, b in pairs}))
-    out = []
-    for other in others.values():
-        result = relate(features, other, lexicons)
-        if result is not None:
-            out.append({"book_id": other.book_id, **result})
+
+def find_related(rs: ReadSide, features: BookFeatures) -> list[dict[str, Any]]:
+    """Relations of an unindexed book against every indexed book, best first.
+
+    Each result is ``bookdup.relate.relate``'s dict (x = the unindexed book) plus ``book_id``.
+    """
+    state = rs.state()
+    query = drop_common_words(
+        dataclasses.replace(features, book_id=MATCH_PREFIX + features.book_id), state.stop.uniq
+    )
+    with rs.compute_lock:
+        pairs = state.searcher.candidates([query])
+        others = state.cache.get_many(
+            sorted({b if a == query.book_id else a for a, b in pairs} - {query.book_id})
+        )
+        out = []
+        for other in others.values():
+            result = relate(query, other, rs.lexicons)
+            if result is not None:
+                out.append({"book_id": other.book_id, **result})
     out.sort(key=lambda r: (-r["confidence"], r["book_id"]))
     return out
 
 
 def read_one_book(path: Path) -> Book:
-    """The first book in ``path`` (any reader format); ValueError naming the problem if none."""
+    """The first book in ``path`` (any reader format); BadRequest naming the problem if none."""
     items = list(iter_books([path]))
     books = [b for b in items if isinstance(b, Book)]
     if not books:
-        raise ValueError(str(items[0]) if items else f"{path}: no book found")
+        raise BadRequest(str(items[0]) if items else f"{path}: no book found")
     return books[0]
+
+
+def book_from_text(text: str, *, book_id: str = "text", title: str | None = None) -> Book:
+    """A book from pasted text: pages at form feeds, else every 40 lines."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise BadRequest(f"the text is too long ({len(text):,} > {MAX_TEXT_CHARS:,} characters)")
+    if len(text.split()) < MIN_TEXT_WORDS:
+        raise BadRequest(f"the text is too short to match (fewer than {MIN_TEXT_WORDS} words)")
+    return Book(id=book_id, pages=split_pages(text, 40), title=title)
+
+
+def _relation_row(r: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "book_id": r["book_id"],
+        "relation": r["relation"],
+        "label": relation_label(r["relation"]),
+        "direction": direction_from_side(r.get("direction"), this_is_first=True),
+        "confidence": r["confidence"],
+        "cs": r["cs"],
+        "its": r["its"],
+        "lcs": r["lcs"],
+        "shared": r["shared"],
+        "translated": r.get("dictionary") is not None,
+        "languages": r["languages"],
+        "signals": r.get("signals", {}),
+    }
+
+
+def _would_join(relations: list[dict[str, Any]]) -> dict[str, str | None]:
+    """The clusters the text would join if indexed: those of its best edition / work match."""
+    edition = next((r for r in relations if r["relation"] in EDITION_RELATIONS), None)
+    work = next((r for r in relations if r["relation"] in WORK_RELATIONS), None)
+    return {
+        "edition_cluster": edition.get("edition_cluster") if edition else None,
+        "work_cluster": work.get("work_cluster") if work else None,
+    }
+
+
+def match(rs: ReadSide, book: Book) -> dict[str, Any]:
+    """Relations of ``book`` (not indexed) against the index; nothing is written."""
+    features = extract_features(book)
+    if features.n_words < MIN_TEXT_WORDS or "empty" in features.flags:
+        raise BadRequest(f"{book.id}: too little text to match ({features.n_words} words)")
+    relations = [_relation_row(r) for r in find_related(rs, features)]
+    add_metadata(rs.client, rs.names.books, relations)
+    book_info = {
+        "book_id": book.id,
+        "title": book.title,
+        "display_title": display_title({"title": book.title, "excerpt": _opening(book)}),
+        "language": features.language,
+        "n_words": features.n_words,
+        "n_pages": features.n_pages,
+        "n_unique": len(features.unique.hashes),
+        "indexed": False,
+        **_would_join(relations),
+    }
+    groups = group_by_class(relations)
+    return {
+        "book": book_info,
+        "relations": relations,
+        "groups": groups,
+        "counts": {g["relation"]: len(g["books"]) for g in groups},
+    }
+
+
+def _opening(book: Book) -> str:
+    return " ".join(" ".join(book.pages[:3]).split()[:300])
 
 
 def lookup_book(client: Elasticsearch, names: IndexNames, path: Path) -> dict[str, Any]:
     """Relations of the book in ``path`` (any format) against the index, without indexing it."""
-    book = read_one_book(path)
-    features = extract_features(book)
-    relations = [
-        {
-            "book_id": r["book_id"],
-            "relation": r["relation"],
-            "direction": direction_from_side(r.get("direction"), this_is_first=True),
-            "confidence": r["confidence"],
-            "cs": r["cs"],
-            "its": r["its"],
-            "lcs": r["lcs"],
-            "shared": r["shared"],
-            "signals": r.get("signals", {}),
-        }
-        for r in find_related(client, names, features)
-    ]
-    book_info = {
-        "book_id": book.id,
-        "title": book.title,
-        "language": features.language,
-        "edition_cluster": None,
-        "work_cluster": None,
-    }
-    return {"book": book_info, "relations": relations}
+    return match(ReadSide(client, names), read_one_book(path))

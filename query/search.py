@@ -1,14 +1,222 @@
-"""Catalog search with duplicates collapsed: one hit per edition (or work) cluster."""
+"""Catalog search with duplicates collapsed: one hit per edition (or work) cluster.
+
+``search`` pages over *clusters*, not books: Elasticsearch's ``collapse`` keeps the best book of
+each cluster and ``from``/``size`` count collapsed groups, so page 2 starts at the 11th cluster
+whatever the number of matching books; the number of groups comes from a ``cardinality``
+aggregation on the same field (exact below 40,000 groups, HyperLogLog's precision threshold).
+Each hit carries its cluster's real size (every book in it, not only those matching the query),
+its editions and its translations, counted with one more request over the page's clusters.
+
+Text matching: the books index analyses title, author and opening text twice, with the
+``standard`` analyzer and with ``simple`` (letters only, so "Scrooge's" is also "scrooge");
+the integ-test distribution has no language analyzers (no analysis-common), so no stemming.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
+from query.context import BadRequest
+from query.display import display_title
 from store.retry import with_retries
 
 CLUSTER_FIELDS = {"edition": "edition_cluster", "work": "work_cluster"}
+COLLAPSE_CHOICES = ("edition", "work", "none")
+MAX_QUERY_CHARS = 500
+MAX_PER_PAGE = 100
+#: index.max_result_window: from + size beyond it is refused by Elasticsearch.
+MAX_WINDOW = 10_000
+MEMBERS_SHOWN = 5
+HIT_FIELDS = [
+    "book_id",
+    "title",
+    "author",
+    "language",
+    "year",
+    "edition_cluster",
+    "work_cluster",
+    "excerpt",
+]
+MEMBER_FIELDS = ["book_id", "title", "language", "year", "excerpt"]
+SEARCH_FIELDS = [
+    "title^3",
+    "title.words^3",
+    "author^2",
+    "author.words^2",
+    "excerpt",
+    "excerpt.words",
+]
+
+
+def _check(q: str, collapse: str, page: int, per_page: int) -> str:
+    text = " ".join((q or "").split())
+    if not text:
+        raise BadRequest("the query is empty: give some words of a title, author or text")
+    if len(text) > MAX_QUERY_CHARS:
+        raise BadRequest(f"the query is too long ({len(text)} > {MAX_QUERY_CHARS} characters)")
+    if collapse not in COLLAPSE_CHOICES:
+        raise BadRequest(f"collapse must be one of {', '.join(COLLAPSE_CHOICES)}, not {collapse!r}")
+    if not 1 <= per_page <= MAX_PER_PAGE:
+        raise BadRequest(f"per_page must be between 1 and {MAX_PER_PAGE}")
+    if page < 1 or page * per_page > MAX_WINDOW:
+        raise BadRequest(f"page must be between 1 and {MAX_WINDOW // per_page}")
+    return text
+
+
+def _query(text: str, filters: dict[str, Any]) -> dict[str, Any]:
+    clauses: list[dict[str, Any]] = []
+    if filters.get("language"):
+        clauses.append({"term": {"language": filters["language"]}})
+    years = {k: filters[f"year_{k}"] for k in ("from", "to") if filters.get(f"year_{k}")}
+    if years:
+        clauses.append({"range": {"year": {"gte": years.get("from"), "lte": years.get("to")}}})
+    match = {"multi_match": {"query": text, "fields": SEARCH_FIELDS, "tie_breaker": 0.3}}
+    return {"bool": {"must": [match], "filter": clauses}}
+
+
+def _body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "query": _query(text, filters),
+        "from": (page - 1) * per_page,
+        "size": per_page,
+        "sort": [{"_score": "desc"}, {"book_id": "asc"}],
+        "track_scores": True,
+        "track_total_hits": True,
+        "_source": HIT_FIELDS,
+    }
+    if collapse != "none":
+        field = CLUSTER_FIELDS[collapse]
+        body["collapse"] = {
+            "field": field,
+            "inner_hits": {
+                "name": "members",
+                "size": MEMBERS_SHOWN,
+                "_source": MEMBER_FIELDS,
+                "sort": [{"_score": "desc"}, {"book_id": "asc"}],
+            },
+        }
+        body["aggs"] = {"groups": {"cardinality": {"field": field, "precision_threshold": 40000}}}
+    return body
+
+
+def cluster_counts(
+    client: Elasticsearch, index: str, editions: list[str], works: list[str]
+) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+    """Books per edition cluster, and books per language of each work cluster."""
+    if not editions and not works:
+        return {}, {}
+    body = {
+        "size": 0,
+        "query": {
+            "bool": {
+                "should": [
+                    {"terms": {"edition_cluster": editions}},
+                    {"terms": {"work_cluster": works}},
+                ]
+            }
+        },
+        "aggs": {
+            "ed": {
+                "filter": {"terms": {"edition_cluster": editions}},
+                "aggs": {"c": {"terms": {"field": "edition_cluster", "size": len(editions) or 1}}},
+            },
+            "wk": {
+                "filter": {"terms": {"work_cluster": works}},
+                "aggs": {
+                    "c": {
+                        "terms": {"field": "work_cluster", "size": len(works) or 1},
+                        "aggs": {"lang": {"terms": {"field": "language", "size": 50}}},
+                    }
+                },
+            },
+        },
+    }
+    aggs = with_retries()(client.search)(index=index, **body).body["aggregations"]
+    ed = {b["key"]: b["doc_count"] for b in aggs["ed"]["c"]["buckets"]}
+    wk = {
+        b["key"]: {lb["key"]: lb["doc_count"] for lb in b["lang"]["buckets"]}
+        for b in aggs["wk"]["c"]["buckets"]
+    }
+    return ed, wk
+
+
+def _hit(raw: dict[str, Any], collapse: str) -> dict[str, Any]:
+    src = raw["_source"]
+    item = {k: src.get(k) for k in HIT_FIELDS if k != "excerpt"}
+    item["display_title"] = display_title(src)
+    item["score"] = raw.get("_score")
+    inner = raw.get("inner_hits", {}).get("members")
+    if inner:
+        item["matching"] = inner["hits"]["total"]["value"]
+        item["members"] = [
+            {
+                **{k: h["_source"].get(k) for k in MEMBER_FIELDS if k != "excerpt"},
+                "display_title": display_title(h["_source"]),
+            }
+            for h in inner["hits"]["hits"]
+        ]
+    else:
+        item["matching"] = 1
+        item["members"] = [{k: item[k] for k in ("book_id", "title", "language", "year")}]
+    return item
+
+
+def _add_counts(hit: dict[str, Any], collapse: str, ed: dict, wk: dict) -> None:
+    langs = wk.get(hit["work_cluster"], {hit.get("language"): 1})
+    hit["edition_count"] = ed.get(hit["edition_cluster"], 1)
+    hit["work_count"] = sum(langs.values())
+    hit["languages"] = langs
+    # books of the same work in another language than this hit's (translations, and their
+    # own editions)
+    hit["translation_count"] = hit["work_count"] - langs.get(hit.get("language"), 0)
+    hit["cluster_size"] = hit["work_count"] if collapse == "work" else hit["edition_count"]
+
+
+def search(
+    client: Elasticsearch,
+    index: str,
+    q: str,
+    *,
+    collapse: str = "edition",
+    filters: dict[str, Any] | None = None,
+    page: int = 1,
+    per_page: int = 10,
+) -> dict[str, Any]:
+    """One page of catalog hits, one per cluster (``collapse``), with the clusters' sizes.
+
+    ``filters``: ``language`` (ISO 639-1), ``year_from``, ``year_to``. ``total_groups`` is the
+    number of clusters (books when ``collapse`` is ``none``) matching; ``pages`` follows it.
+    BadRequest for an empty or over-long query, an unknown ``collapse`` or a page out of range.
+    """
+    text = _check(q, collapse, page, per_page)
+    body = _body(text, collapse, page, per_page, filters or {})
+    response = with_retries()(client.search)(index=index, **body).body
+    total_books = response["hits"]["total"]["value"]
+    groups = response["aggregations"]["groups"]["value"] if collapse != "none" else total_books
+    groups = min(groups, total_books)
+    hits = [_hit(h, collapse) for h in response["hits"]["hits"]]
+    ed, wk = cluster_counts(
+        client,
+        index,
+        sorted({h["edition_cluster"] for h in hits if h.get("edition_cluster")}),
+        sorted({h["work_cluster"] for h in hits if h.get("work_cluster")}),
+    )
+    for hit in hits:
+        _add_counts(hit, collapse, ed, wk)
+    return {
+        "query": text,
+        "collapse": collapse,
+        "filters": filters or {},
+        "page": page,
+        "per_page": per_page,
+        "total_books": total_books,
+        "total_groups": groups,
+        "pages": math.ceil(groups / per_page),
+        "hits": hits,
+    }
 
 
 def catalog_search(
@@ -19,54 +227,15 @@ def catalog_search(
     collapse: str | None = "edition",
     size: int = 10,
     language: str | None = None,
-    editions_shown: int = 5,
 ) -> list[dict[str, Any]]:
-    """Search title, author and opening text; collapse hits on the chosen cluster field.
-
-    Each result carries the best-matching book and, when collapsed, the other members of its
-    cluster that match (``editions``) and how many there are (``cluster_size``).
-    """
-    query: dict[str, Any] = {
-        "bool": {
-            "should": [
-                {"match": {"title": {"query": text, "boost": 3}}},
-                {"match": {"author": {"query": text, "boost": 2}}},
-                {"match": {"excerpt": text}},
-            ],
-            "minimum_should_match": 1,
-            "filter": [{"term": {"language": language}}] if language else [],
-        }
-    }
-    body: dict[str, Any] = {
-        "query": query,
-        "size": size,
-        "_source": [
-            "book_id",
-            "title",
-            "author",
-            "language",
-            "year",
-            "edition_cluster",
-            "work_cluster",
-        ],
-    }
-    if collapse:
-        field = CLUSTER_FIELDS[collapse]
-        body["collapse"] = {
-            "field": field,
-            "inner_hits": {
-                "name": "editions",
-                "size": editions_shown,
-                "_source": ["book_id", "title", "language", "year"],
-            },
-        }
-    response = with_retries()(client.search)(index=index, **body).body
-    results = []
-    for hit in response["hits"]["hits"]:
-        item = dict(hit["_source"], score=hit["_score"])
-        inner = hit.get("inner_hits", {}).get("editions")
-        if inner:
-            item["cluster_size"] = inner["hits"]["total"]["value"]
-            item["editions"] = [h["_source"] for h in inner["hits"]["hits"]]
-        results.append(item)
-    return results
+    """The first ``size`` hits of ``search`` as a list (the form ``bookdup search --json``
+    printed before paging existed); ``editions`` lists the cluster's matching books."""
+    result = search(
+        client,
+        index,
+        text,
+        collapse=collapse or "none",
+        filters={"language": language} if language else None,
+        per_page=size,
+    )
+    return [dict(h, editions=h["members"]) for h in result["hits"]]

@@ -1,0 +1,86 @@
+"""What every read-side call needs, kept between calls: the client, the index names, and the
+collection-wide state the verification policy reads (boilerplate stop lists, indexed languages,
+bilingual lexicons, a feature cache).
+
+The CLI makes one ``ReadSide`` per command; the HTTP server keeps one for its lifetime, so the
+stop lists (a terms aggregation over the whole books index) and the lexicons (parsed FreeDict
+files) are computed once and refreshed after ``ttl`` seconds rather than on every request.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from elasticsearch import Elasticsearch
+
+from readers.dictionaries import Dictionaries
+from store.candidates import CandidateParams, CandidateSearcher, StopLists, indexed_languages
+from store.features import FeatureCache
+from store.schema import IndexNames
+
+#: Collection state older than this is read again (books indexed meanwhile change it).
+DEFAULT_TTL_S = 300.0
+#: Books whose features the read side keeps in memory (~100 KB each, words-free).
+READ_CACHE_SIZE = 2_000
+
+
+class NotFound(KeyError):
+    """A book id that is not in the index (the server answers 404, the CLI one line)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "not found"
+
+
+class BadRequest(ValueError):
+    """Input the read side refuses: empty query, page out of range, unknown option."""
+
+
+@dataclass
+class _State:
+    stop: StopLists
+    languages: set[str]
+    cache: FeatureCache
+    searcher: CandidateSearcher
+    read_at: float
+
+
+class ReadSide:
+    """One deployment's read side: ``client`` and the indices of ``names``, nothing else."""
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        names: IndexNames,
+        *,
+        translations: bool = True,
+        ttl: float = DEFAULT_TTL_S,
+    ) -> None:
+        self.client = client
+        self.names = names
+        self.params = CandidateParams()
+        self.lexicons = Dictionaries(enabled=translations)
+        self._ttl = ttl
+        self._lock = threading.Lock()
+        self._state: _State | None = None
+        #: Verification is CPU-bound and its caches (the feature LRU, the core's prepared
+        #: sequences) are not thread-safe: one match or explain computes at a time.
+        self.compute_lock = threading.Lock()
+
+    def _read_state(self) -> _State:
+        stop = StopLists.from_index(self.client, self.names.books, self.params)
+        languages = indexed_languages(self.client, self.names.books)
+        cache = FeatureCache(self.client, self.names.books, stop.uniq, size=READ_CACHE_SIZE)
+        searcher = CandidateSearcher(
+            self.client, self.names.books, self.params, stop, self.lexicons, languages
+        )
+        return _State(stop, languages, cache, searcher, time.monotonic())
+
+    def state(self) -> _State:
+        """Stop lists, languages, feature cache and candidate searcher, at most ``ttl`` old."""
+        with self._lock:
+            now = time.monotonic()
+            if self._state is None or now - self._state.read_at > self._ttl:
+                self._state = self._read_state()
+            return self._state

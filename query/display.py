@@ -1,0 +1,75 @@
+"""One wording for everything the read side shows: titles, relation classes, directions.
+
+The CLI, the JSON API and the review page all word a relation with these functions, so a
+containment reads the same everywhere ("this book is contained in the other").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+#: Relation classes in the order a reader wants them: strongest first.
+CLASS_ORDER = (
+    "EXACT",
+    "SAME_PAGINATION",
+    "DIFFERENT_PAGINATION",
+    "CONTIGUOUS_SUBSET",
+    "OVERLAPPING_TEXT",
+    "TRANSLATION",
+)
+
+CLASS_LABELS = {
+    "EXACT": "exact duplicate",
+    "SAME_PAGINATION": "same edition, same pagination",
+    "DIFFERENT_PAGINATION": "same text, different pagination",
+    "CONTIGUOUS_SUBSET": "part of / contains",
+    "OVERLAPPING_TEXT": "overlapping text",
+    "TRANSLATION": "translation",
+    "UNRELATED": "unrelated",
+}
+
+#: A direction seen from one book (``bookdup.relate.direction_from_side``), in words.
+DIRECTION_WORDS = {
+    "this_in_other": "this book is contained in the other",
+    "other_in_this": "the other book is contained in this one",
+}
+
+_GUTENBERG_TITLE = re.compile(
+    r"\bTitle:\s*(.+?)\s+(?:Author|Release [Dd]ate|Language|Credits|Editor|Translator|"
+    r"Illustrator|Posting [Dd]ate|Most recently updated):"
+)
+_EBOOK_OF = re.compile(r"\beBook of\s+(.+?)(?:,\s+by\s+|\s+This eBook\b)")
+UNTITLED_WORDS = 8
+
+
+def display_title(doc: Mapping[str, Any]) -> str:
+    """The book's title; without one, a title found in its opening text, else its first words.
+
+    Plain-text books get their metadata from a ``.json`` sidecar (see README); when there is
+    none the title is guessed at display time and marked with brackets.
+    """
+    title = doc.get("title")
+    if title:
+        return str(title)
+    excerpt = str(doc.get("excerpt") or "")
+    for pattern in (_GUTENBERG_TITLE, _EBOOK_OF):
+        found = pattern.search(excerpt[:2000])
+        if found:
+            return f"[{found.group(1).strip()[:120]}]"
+    words = excerpt.split()[:UNTITLED_WORDS]
+    return f"[{' '.join(words)}…]" if words else "[untitled]"
+
+
+def relation_label(relation: str) -> str:
+    return CLASS_LABELS.get(relation, relation.lower().replace("_", " "))
+
+
+def direction_words(direction: str | None) -> str:
+    """A direction from one book's side in words; "" when the relation has none."""
+    return DIRECTION_WORDS.get(direction or "", "")
+
+
+def percent(value: float) -> str:
+    return f"{100 * value:.0f} %"

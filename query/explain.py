@@ -1,0 +1,301 @@
+"""Why two books are (or are not) related: every signal, every class's confidence, the decision
+in words, and the alignment behind the pictures (``query.plots``).
+
+The pair is verified again from the stored features, through the same policy as the dedup job
+(``bookdup.relate.plan_pair``: same language, or through which lexicon; boilerplate words held
+by too many books dropped first), but with no score floor, so even an unrelated pair gets its
+evidence. The relation stored by the last dedup run, if any, is returned beside it.
+
+Alignment data are positions in each book's unique-word sequence (reading order) and the page
+of each aligned word; for a translation, the source word and the target word it matched (the
+dictionary gloss the review page shows on hover).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bookdup.boilerplate import drop_common_words
+from bookdup.compare import describe_relation, verify_features
+from bookdup.dictionary import Dictionary
+from bookdup.features import BookFeatures
+from bookdup.lcs import align_distinct, align_general
+from bookdup.relate import direction_from_side, plan_pair
+from bookdup.signals import SIGNAL_PARAMS
+from bookdup.translate import translate_unique
+from query.context import BadRequest, NotFound, ReadSide
+from query.display import display_title, relation_label
+from query.related import page_mapping
+from store.features import get_features
+from store.retry import with_retries
+
+#: Aligned runs: consecutive aligned words more than this many unique words apart (in either
+#: book) start a new run; runs shorter than ``MIN_RUN`` are chance matches (as in the core's
+#: ``SignalParams``: 40 and 8).
+MAX_GAP = 40
+MIN_RUN = 8
+BINS = 60
+#: Word pairs returned for glosses and the dot plot's hover (the plot draws every point).
+MAX_WORD_PAIRS = 3000
+META_FIELDS = ["book_id", "title", "author", "language", "year", "n_pages", "excerpt"]
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """One LCS of the two unique-word sequences: positions and pages of the aligned words."""
+
+    ax: np.ndarray  # positions in a's sequence
+    ay: np.ndarray  # positions in b's sequence
+    words_a: list[str]
+    words_b: list[str]
+
+
+def align(fa: BookFeatures, fb: BookFeatures, dictionary: Dictionary | None) -> Alignment:
+    """Aligned positions of a's and b's unique words (a translated first when ``dictionary``)."""
+    wa, wb = list(fa.unique.words or []), list(fb.unique.words or [])
+    if dictionary is None:
+        ax, ay = align_distinct(fa.unique.hashes, fb.unique.hashes)
+    else:
+        positions = np.arange(fa.unique.hashes.size, dtype=np.int32)
+        translated, source = translate_unique(
+            fa.unique.words, positions, dictionary, hashes=fa.unique.hashes
+        )
+        tx, ay = align_general(translated, fb.unique.hashes)
+        ax = source[tx].astype(np.intp)
+    return Alignment(ax, ay, [wa[i] for i in ax.tolist()], [wb[i] for i in ay.tolist()])
+
+
+def fractional_pages(pages: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Page (1-based) of each position, plus its place inside the page as a fraction."""
+    if positions.size == 0:
+        return np.zeros(0)
+    counts = np.bincount(pages, minlength=int(pages.max(initial=0)) + 1)
+    first = np.concatenate([[0], np.cumsum(counts)])[pages[positions]]
+    within = (positions - first) / np.maximum(counts[pages[positions]], 1)
+    return pages[positions] + 1 + within
+
+
+def runs(ax: np.ndarray, ay: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) slices of the alignment forming dense runs of at least ``MIN_RUN`` words."""
+    if ax.size == 0:
+        return []
+    brk = (np.diff(ax) > MAX_GAP) | (np.abs(np.diff(ay)) > MAX_GAP)
+    starts = np.concatenate([[0], np.flatnonzero(brk) + 1])
+    ends = np.concatenate([starts[1:], [ax.size]])
+    return [(int(s), int(e)) for s, e in zip(starts, ends, strict=True) if e - s >= MIN_RUN]
+
+
+def is_frame(a_pages: list[int], b_pages: list[int], na: int, nb: int) -> bool:
+    """A run in the front matter of both books or the back matter of both: boilerplate such
+    as the Project Gutenberg header and licence (the core's rule, ``SignalParams.frame_*``)."""
+    p = SIGNAL_PARAMS
+    ra = ((a_pages[0] - 1) / max(na, 1), a_pages[1] / max(na, 1))
+    rb = ((b_pages[0] - 1) / max(nb, 1), b_pages[1] / max(nb, 1))
+    front = max(ra[0], rb[0]) < p.frame_edge and max(ra[1], rb[1]) <= p.frame_front
+    back = min(ra[1], rb[1]) > 1 - p.frame_edge and min(ra[0], rb[0]) >= p.frame_back
+    return bool(front or back)
+
+
+def regions(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> list[dict[str, Any]]:
+    """Each dense run: page ranges (1-based, inclusive) of both books, positions, word count,
+    and whether it is shared boilerplate (a frame) rather than shared text."""
+    pa, pb = fa.unique.pages, fb.unique.pages
+    out = []
+    for s, e in runs(al.ax, al.ay):
+        xa, ya = pa[al.ax[s:e]], pb[al.ay[s:e]]
+        a_pages = [int(xa.min()) + 1, int(xa.max()) + 1]
+        b_pages = [int(ya.min()) + 1, int(ya.max()) + 1]
+        out.append(
+            {
+                "a_pages": a_pages,
+                "b_pages": b_pages,
+                "a_positions": [int(al.ax[s]), int(al.ax[e - 1])],
+                "b_positions": [int(al.ay[s:e].min()), int(al.ay[s:e].max())],
+                "words": e - s,
+                "slice": [s, e],
+                "boilerplate": is_frame(a_pages, b_pages, fa.n_pages, fb.n_pages),
+            }
+        )
+    return out
+
+
+def bars(n: int, spans: list[list[int]], bins: int = BINS) -> list[float]:
+    """DUPNIQ-style strip: the share of each bin (of a book's unique words, in reading order)
+    inside the given aligned spans (inclusive positions)."""
+    if n == 0:
+        return [0.0] * bins
+    covered = np.zeros(n, dtype=bool)
+    for lo, hi in spans:
+        covered[lo : hi + 1] = True
+    edges = np.linspace(0, n, bins + 1).astype(int)
+    return [
+        round(float(covered[lo:hi].mean()), 3) if hi > lo else 0.0
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True)
+    ]
+
+
+def alignment_data(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> dict[str, Any]:
+    """What the pictures and the page need, JSON-able. ``kind`` of each aligned word:
+    0 chance, 1 shared text (a dense run), 2 shared boilerplate (a frame run)."""
+    regs = regions(fa, fb, al)
+    kind = np.zeros(al.ax.size, dtype=np.int8)
+    for r in regs:
+        kind[r["slice"][0] : r["slice"][1]] = 2 if r["boilerplate"] else 1
+    text = [r for r in regs if not r["boilerplate"]]
+    frames = [r for r in regs if r["boilerplate"]]
+    step = max(1, al.ax.size // MAX_WORD_PAIRS)
+    na, nb = int(fa.unique.hashes.size), int(fb.unique.hashes.size)
+    return {
+        "a_page": np.round(fractional_pages(fa.unique.pages, al.ax), 3).tolist(),
+        "b_page": np.round(fractional_pages(fb.unique.pages, al.ay), 3).tolist(),
+        "kind": kind.tolist(),
+        "words": [[wa, wb] for wa, wb in zip(al.words_a[::step], al.words_b[::step], strict=True)],
+        "words_step": step,
+        "regions": regs,
+        "a_bars": bars(na, [r["a_positions"] for r in text]),
+        "b_bars": bars(nb, [r["b_positions"] for r in text]),
+        "a_boilerplate_bars": bars(na, [r["a_positions"] for r in frames]),
+        "b_boilerplate_bars": bars(nb, [r["b_positions"] for r in frames]),
+        "a_n_unique": na,
+        "b_n_unique": nb,
+    }
+
+
+def _load(rs: ReadSide, book_id: str) -> tuple[dict[str, Any], BookFeatures]:
+    doc = with_retries()(rs.client.options(ignore_status=404).get)(
+        index=rs.names.books, id=book_id, source=META_FIELDS
+    )
+    features = get_features(rs.client, rs.names.books, book_id) if doc.body.get("found") else None
+    if features is None:
+        raise NotFound(f"no book with id {book_id!r} in {rs.names.books}")
+    meta = dict(doc["_source"])
+    meta["display_title"] = display_title(meta)
+    meta.pop("excerpt", None)
+    return meta, drop_common_words(features, rs.state().stop.uniq)
+
+
+def _stored(rs: ReadSide, a: str, b: str) -> dict[str, Any] | None:
+    pair = f"{a}|{b}" if a < b else f"{b}|{a}"
+    doc = with_retries()(rs.client.options(ignore_status=404).get)(
+        index=rs.names.relations, id=pair, source_excludes=["evidence", "signals"]
+    )
+    if not doc.body.get("found"):
+        return None
+    src = doc["_source"]
+    return {
+        "relation": src["relation"],
+        "confidence": src["confidence"],
+        "direction": direction_from_side(src.get("direction"), src["a"] == a),
+        "its": src["its"],
+        "cs": src["cs"],
+        "run_id": src.get("run_id"),
+    }
+
+
+def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
+    """Everything about the pair (a, b), seen from a. NotFound for an unknown id."""
+    if a == b:
+        raise BadRequest("a and b are the same book: give two different ids")
+    meta_a, fa = _load(rs, a)
+    meta_b, fb = _load(rs, b)
+    plan = plan_pair(fa, fb, rs.lexicons)
+    with rs.compute_lock:
+        dictionary = plan.dictionary if plan is not None else None
+        verification = verify_features(fa, fb, dictionary=dictionary, threshold=None)
+        result = describe_relation(fa, fb, verification, dictionary)
+        al = align(fa, fb, dictionary)
+        data = alignment_data(fa, fb, al)
+    result["direction"] = direction_from_side(result.get("direction"), this_is_first=True)
+    out = {
+        "a": meta_a,
+        "b": meta_b,
+        "comparable": plan is not None,
+        **result,
+        "label": relation_label(result["relation"]),
+        "page_mapping": page_mapping(result["signals"], this_is_x=True),
+        "alignment": data,
+        "stored": _stored(rs, a, b),
+    }
+    out["decision"] = decision_path(out)
+    out["verdict"] = verdict(out)
+    return out
+
+
+def _pct(v: float) -> str:
+    return f"{100 * v:.0f} %"
+
+
+def decision_path(e: dict[str, Any]) -> list[str]:
+    """The classifier's decision in sentences, in the order it is taken."""
+    s, conf = e["signals"], e["confidences"]
+    steps = []
+    if not e["comparable"]:
+        langs = " and ".join(e["languages"])
+        return [f"The books are in {langs} and no installed dictionary links them: not compared."]
+    if e["dictionary"]:
+        steps.append(
+            f"Languages differ ({' → '.join(e['languages'])}): A's unique words were translated "
+            f"with the {e['dictionary']} dictionary (TRANS scores); only TRANSLATION can win."
+        )
+    else:
+        steps.append("Same language: unique words compared as they are (DUPNIQ scores).")
+    steps.append(
+        f"{e['x']} and {e['y']} unique words, {e['shared']} shared, {e['lcs']} aligned in order: "
+        f"its {e['its']:.3f}, cs {e['cs']:.3f}."
+    )
+    if s:
+        steps.append(
+            f"Shared text covers {_pct(s['coverage_x'])} of A and {_pct(s['coverage_y'])} of B "
+            f"({s['n_page_matches']} aligned words in dense runs); book similarity "
+            f"{s['book_similarity']:.2f}, page similarity {s['page_similarity']:.2f}."
+        )
+    ranked = sorted(conf.items(), key=lambda kv: -kv[1])
+    others = ", ".join(f"{k} {v:.2f}" for k, v in ranked[1:4])
+    steps.append(f"Highest confidence: {ranked[0][0]} {ranked[0][1]:.2f} (next: {others}).")
+    stored = e.get("stored")
+    if stored and stored["relation"] != e["relation"]:
+        steps.append(
+            f"The last dedup run stored {stored['relation']} for this pair (computed the "
+            "other way round or with another collection's boilerplate list)."
+        )
+    return steps
+
+
+def _range(pages: list[int]) -> str:
+    return f"page {pages[0]}" if pages[0] == pages[1] else f"pages {pages[0]}–{pages[1]}"
+
+
+def verdict(e: dict[str, Any]) -> str:
+    """One line a librarian can act on."""
+    rel = e["relation"]
+    regs = [r for r in e["alignment"]["regions"] if not r["boilerplate"]]
+    s = e["signals"] or {}
+    a_share, b_share = s.get("coverage_x", 0.0), s.get("coverage_y", 0.0)
+    if rel == "UNRELATED" or not regs:
+        return (
+            f"A and B are not related: {e['lcs']} of their unique words align in order, "
+            "no more than chance or shared boilerplate."
+        )
+    a_span = [min(r["a_pages"][0] for r in regs), max(r["a_pages"][1] for r in regs)]
+    b_span = [min(r["b_pages"][0] for r in regs), max(r["b_pages"][1] for r in regs)]
+    if rel == "CONTIGUOUS_SUBSET" and e["direction"] == "this_in_other":
+        return f"A is {_range(b_span)} of B; the shared text covers {_pct(a_share)} of A."
+    if rel == "CONTIGUOUS_SUBSET":
+        return f"B is {_range(a_span)} of A; the shared text covers {_pct(b_share)} of B."
+    if rel == "TRANSLATION":
+        return (
+            f"B translates A ({' → '.join(e['languages'])}): {_range(a_span)} of A match "
+            f"{_range(b_span)} of B, TRANS-its {e['its']:.2f}."
+        )
+    if rel == "OVERLAPPING_TEXT":
+        return (
+            f"A and B share text: {_range(a_span)} of A ≈ {_range(b_span)} of B "
+            f"({len(regs)} passage{'s' if len(regs) > 1 else ''})."
+        )
+    return (
+        f"A and B are the same text ({relation_label(rel)}): the shared text covers "
+        f"{_pct(a_share)} of A and {_pct(b_share)} of B."
+    )
