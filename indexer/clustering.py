@@ -2,7 +2,9 @@
 
 Clusters are recomputed from all relations rather than patched, so a relation removed (a book
 withdrawn, a pair no longer found) splits what it held together; only books whose ids change
-are written, so a run that changes nothing writes nothing.
+are written, so a run that changes nothing writes nothing. The new ids are written with
+automatic refresh paused and published by one refresh, so catalog search never collapses on a
+half-applied clustering (a cluster split across its old and new id).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from elasticsearch import Elasticsearch
 from bookdup.cluster import assign_clusters, edition_edges, work_edges
 from store.bulk import bulk_write
 from store.iterate import iter_documents
-from store.schema import IndexNames
+from store.schema import IndexNames, paused_refresh
 
 #: The lock every job that writes relations or cluster ids takes (dedup, remove).
 CLUSTER_LOCK = "dedup"
@@ -53,12 +55,8 @@ def compute_clusters(client: Elasticsearch, names: IndexNames) -> Clustering:
     return Clustering(editions, works, current)
 
 
-def write_clusters(client: Elasticsearch, names: IndexNames) -> tuple[int, int, int]:
-    """Compute the clusters and update the books whose ids changed.
-
-    Returns (books updated, edition clusters, work clusters).
-    """
-    clustering = compute_clusters(client, names)
+def apply_clusters(client: Elasticsearch, names: IndexNames, clustering: Clustering) -> int:
+    """Write the changed cluster ids, not yet searchable (see `publish_clusters`)."""
     updates = (
         {
             "_op_type": "update",
@@ -71,5 +69,16 @@ def write_clusters(client: Elasticsearch, names: IndexNames) -> tuple[int, int, 
         }
         for book_id in clustering.changed()
     )
-    report = bulk_write(client, updates, refresh="wait_for")
-    return report.ok, len(set(clustering.editions.values())), len(set(clustering.works.values()))
+    return bulk_write(client, updates).ok
+
+
+def write_clusters(client: Elasticsearch, names: IndexNames) -> tuple[int, int, int]:
+    """Compute the clusters and update the books whose ids changed, all visible at once.
+
+    Returns (books updated, edition clusters, work clusters).
+    """
+    clustering = compute_clusters(client, names)
+    with paused_refresh(client, names.books):
+        updated = apply_clusters(client, names, clustering)
+        client.indices.refresh(index=names.books)  # publish: every change at one refresh
+    return updated, len(set(clustering.editions.values())), len(set(clustering.works.values()))

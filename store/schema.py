@@ -9,6 +9,8 @@ done by scroll + bulk in Python because the server core has no reindex API.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -72,6 +74,7 @@ def ensure_indices(client: Elasticsearch, names: IndexNames) -> dict[str, str]:
         wanted = names.concrete(name, version)
         current = _alias_target(client, alias)
         if current == wanted:
+            _resume_refresh(client, wanted)
             result[alias] = wanted
             continue
         if not client.indices.exists(index=wanted):
@@ -110,3 +113,33 @@ def drop_indices(client: Elasticsearch, names: IndexNames) -> None:
     # Wildcard deletes are refused by default (destructive_requires_name); name each index.
     for index in client.indices.get(index=pattern, allow_no_indices=True).body:
         client.indices.delete(index=index)
+
+
+#: The refresh setting `paused_refresh` leaves behind when its job is killed mid-write.
+_PAUSED = "-1"
+
+
+@contextmanager
+def paused_refresh(client: Elasticsearch, index: str) -> Iterator[None]:
+    """Writes inside become searchable together, at the explicit refresh that follows.
+
+    Automatic refreshes are switched off while the block runs, so a reader never searches a
+    half-written batch of updates (each shard's refresh publishes all of them at once; the
+    books index has one shard). A job killed inside leaves the setting paused: every job's
+    `ensure_indices` resumes it.
+    """
+    client.indices.put_settings(index=index, settings={"index": {"refresh_interval": _PAUSED}})
+    try:
+        yield
+    finally:
+        client.indices.put_settings(index=index, settings={"index": {"refresh_interval": None}})
+
+
+def _resume_refresh(client: Elasticsearch, index: str) -> None:
+    """Undo a pause a killed job left behind (a reset to the default, as `paused_refresh` does)."""
+    settings = client.indices.get_settings(index=index, name="index.refresh_interval").body
+    if (
+        settings.get(index, {}).get("settings", {}).get("index", {}).get("refresh_interval")
+        == _PAUSED
+    ):
+        client.indices.put_settings(index=index, settings={"index": {"refresh_interval": None}})

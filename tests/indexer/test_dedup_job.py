@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from bookdup.cluster import cluster_id
 from indexer.dedup_job import run_dedup
 from indexer.index_job import IndexOptions, run_index
+from store.bulk import bulk_write
 from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
@@ -165,3 +167,53 @@ def test_incremental_dedup_equals_a_full_run(es_client, index_names, corpus, ded
     assert incremental.query_books == second.indexed  # only the new books were queried
     assert comparable(relations(es_client, index_names)) == comparable(full_rels)
     assert clusters(es_client, index_names) == full_ids
+
+
+def searched_clusters(client, names: IndexNames) -> dict[str, str]:
+    """Edition cluster ids as a search sees them now (no refresh first)."""
+    body = client.search(index=names.books, size=100, source=["edition_cluster"]).body
+    return {h["_id"]: h["_source"]["edition_cluster"] for h in body["hits"]["hits"]}
+
+
+def refresh_interval(client, names: IndexNames) -> str | None:
+    body = client.indices.get_settings(index=names.books, name="index.refresh_interval").body
+    # an index whose setting is the default is left out of the answer
+    values = [v["settings"].get("index", {}).get("refresh_interval") for v in body.values()]
+    return values[0] if values else None
+
+
+def test_new_cluster_ids_become_searchable_all_at_once(es_client, index_names, corpus) -> None:
+    """Written with refresh paused, new ids stay invisible to search until one refresh
+    publishes all of them; a job killed in between leaves no paused index behind."""
+    from indexer.clustering import apply_clusters, compute_clusters
+    from store.schema import ensure_indices, paused_refresh
+
+    run_index(es_client, index_names, corpus.paths, OPTIONS)
+    run_dedup(es_client, index_names)
+    final = {b: e for b, (e, _) in clusters(es_client, index_names).items()}
+    singletons = [
+        {
+            "_op_type": "update",
+            "_index": index_names.books,
+            "_id": b,
+            "doc": {"edition_cluster": cluster_id([b]), "work_cluster": cluster_id([b])},
+        }
+        for b in final
+    ]
+    bulk_write(es_client, singletons, refresh="wait_for")
+    clustering = compute_clusters(es_client, index_names)
+    assert len(clustering.changed()) >= len(PRIDE_EDITIONS)
+    with paused_refresh(es_client, index_names.books):
+        assert refresh_interval(es_client, index_names) == "-1"
+        assert apply_clusters(es_client, index_names, clustering) == len(clustering.changed())
+        time.sleep(1.5)  # longer than the default 1 s refresh interval
+        assert searched_clusters(es_client, index_names) == {b: cluster_id([b]) for b in final}
+        es_client.indices.refresh(index=index_names.books)
+        assert searched_clusters(es_client, index_names) == final
+    assert refresh_interval(es_client, index_names) is None  # back to the default
+
+    es_client.indices.put_settings(
+        index=index_names.books, settings={"index": {"refresh_interval": "-1"}}
+    )  # what a job killed inside the pause leaves
+    ensure_indices(es_client, index_names)
+    assert refresh_interval(es_client, index_names) is None
