@@ -16,7 +16,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from store.retry import POLICY, RETRY_STATUSES, with_retries
+from store.retry import POLICY, RETRY_STATUSES, retry_budget, with_retries
 
 Action = dict[str, Any]
 
@@ -86,7 +86,7 @@ def bulk_write(
     chunk_size: int = 500,
     max_chunk_bytes: int = 20 * 1024 * 1024,
     refresh: bool | str = False,
-    max_seconds: float = POLICY.max_seconds,
+    max_seconds: float | None = None,
     on_chunk: Callable[[BulkReport], None] | None = None,
 ) -> BulkReport:
     """Write ``actions`` in chunks; return counts and every per-document failure.
@@ -94,6 +94,7 @@ def bulk_write(
     ``on_chunk`` sees the running report after each chunk (progress bars, checkpoints).
     """
     report = BulkReport()
+    max_seconds = retry_budget() if max_seconds is None else max_seconds
 
     @with_retries(max_seconds)
     def send(ops: list[dict[str, Any]]) -> dict[str, Any]:

@@ -7,12 +7,17 @@ with the ``_shard_doc`` tiebreaker pages through millions of documents without d
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, NotFoundError
 
 from store.retry import with_retries
+
+#: Point-in-time contexts lost in one iteration before giving up (a node restarting in a loop).
+MAX_PIT_RESTARTS = 5
+log = logging.getLogger("bookdup.iterate")
 
 
 def iter_documents(
@@ -24,7 +29,35 @@ def iter_documents(
     page_size: int = 1000,
     keep_alive: str = "5m",
 ) -> Iterator[dict[str, Any]]:
-    """Yield hits (``_id``, ``_source``) of ``index`` matching ``query``, in index order."""
+    """Yield hits (``_id``, ``_source``) of ``index`` matching ``query``, each once.
+
+    A point in time is lost when the node restarts (its search contexts die with it) or when
+    the caller dwells longer than ``keep_alive`` on one page; the walk then starts again on a
+    new one and skips the ids it has already yielded, instead of failing the job.
+    """
+    yielded: set[str] = set()
+    for attempt in range(MAX_PIT_RESTARTS + 1):
+        try:
+            for hit in _iter_pit(client, index, query, source, page_size, keep_alive):
+                if hit["_id"] not in yielded:
+                    yielded.add(hit["_id"])
+                    yield hit
+            return
+        except NotFoundError as exc:
+            if attempt == MAX_PIT_RESTARTS or "index_not_found" in str(exc):
+                raise
+            log.warning("point in time on %s lost (%s); walking it again", index, exc.message)
+
+
+def _iter_pit(
+    client: Elasticsearch,
+    index: str,
+    query: dict[str, Any] | None,
+    source: list[str] | bool | None,
+    page_size: int,
+    keep_alive: str,
+) -> Iterator[dict[str, Any]]:
+    """One point-in-time walk in index order: search_after with the ``_shard_doc`` tiebreaker."""
     pit = with_retries()(client.open_point_in_time)(index=index, keep_alive=keep_alive).body["id"]
     search = with_retries()(client.search)
     try:

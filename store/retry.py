@@ -10,6 +10,7 @@ at once, for a dropped connection) are set from it too (`store.connection`).
 from __future__ import annotations
 
 import logging
+import os
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -55,16 +56,30 @@ class RetryPolicy:
 
 
 POLICY = RetryPolicy()
+#: Overrides `RetryPolicy.max_seconds` for a whole process (operators; fault-injection tests).
+BUDGET_VARIABLE = "BOOKDUP_RETRY_SECONDS"
+
+
+def retry_budget() -> float:
+    """Seconds a failing request is retried before the job gives up: ``$BOOKDUP_RETRY_SECONDS``
+    or the policy's default (read at each call, so a test can set it for one job)."""
+    value = os.environ.get(BUDGET_VARIABLE)
+    try:
+        return float(value) if value else POLICY.max_seconds
+    except ValueError:
+        log.warning("ignoring %s=%r: not a number of seconds", BUDGET_VARIABLE, value)
+        return POLICY.max_seconds
 
 
 def with_retries(
-    max_seconds: float = POLICY.max_seconds,
+    max_seconds: float | None = None,
 ) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Decorator: retry transient failures for up to ``max_seconds``, then re-raise."""
+    """Decorator: retry transient failures for up to ``max_seconds`` (default: the budget),
+    then re-raise."""
     return retry(
         retry=retry_if_exception(is_transient),
         wait=wait_random_exponential(multiplier=POLICY.first_wait, max=POLICY.max_wait),
-        stop=stop_after_delay(max_seconds),
+        stop=stop_after_delay(retry_budget() if max_seconds is None else max_seconds),
         before_sleep=before_sleep_log(log, logging.WARNING),
         reraise=True,
     )
