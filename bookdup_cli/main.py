@@ -16,6 +16,7 @@ from bookdup_cli.es_cmd import es
 from bookdup_cli.eval_cmd import evaluate
 from bookdup_cli.generate_cmd import generate
 from bookdup_cli.progress import Progress
+from bookdup_cli.read_cmds import READ_COMMANDS
 from store.connection import ConnectionSettings, ElasticsearchUnavailable, connect
 from store.locks import JobLocked
 from store.schema import DEFAULT_PREFIX, IndexNames
@@ -203,118 +204,6 @@ def status_cmd(ctx: Context, n_runs: int) -> None:
             click.echo(f"    skipped {json.dumps(skipped)}")
 
 
-@cli.command("search")
-@click.argument("text")
-@click.option("--collapse", type=click.Choice(["edition", "work", "none"]), default="edition")
-@click.option("--language", default=None)
-@click.option("--size", type=int, default=10, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
-@pass_context
-def search_cmd(
-    ctx: Context, text: str, collapse: str, language: str | None, size: int, as_json: bool
-) -> None:
-    """Catalog search with one hit per edition (or work) cluster."""
-    from query.search import catalog_search
-
-    results = catalog_search(
-        ctx.client(),
-        ctx.names.books,
-        text,
-        collapse=None if collapse == "none" else collapse,
-        size=size,
-        language=language,
-    )
-    if as_json:
-        click.echo(json.dumps(results, indent=2, ensure_ascii=False))
-        return
-    for r in results:
-        n = r.get("cluster_size", 1)
-        click.echo(
-            f"{r['book_id']}  [{r.get('language')}] {r.get('title') or ''}  ({n} in cluster)"
-        )
-
-
-@cli.command("editions")
-@click.argument("book_id", required=False)
-@click.option(
-    "--file",
-    "file_",
-    type=click.Path(exists=True, path_type=Path),
-    help="a book that is not in the index yet",
-)
-@click.option("--json", "as_json", is_flag=True)
-@click.option(
-    "--plot",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="write a PNG of the page alignment with each related book (needs matplotlib)",
-)
-@pass_context
-def editions_cmd(
-    ctx: Context, book_id: str | None, file_: Path | None, as_json: bool, plot: Path | None
-) -> None:
-    """Other editions and translations of BOOK_ID (or of --file), with class and evidence."""
-    if bool(book_id) == bool(file_):
-        raise click.UsageError("give either a BOOK_ID or --file")
-    client = ctx.client()
-    result = _editions(client, ctx.names, book_id, file_)
-    if plot:
-        _plot_editions(client, ctx.names, result, plot, file_)
-    if as_json:
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
-    else:
-        _print_editions(result)
-
-
-def _editions(
-    client: Any, names: IndexNames, book_id: str | None, file_: Path | None
-) -> dict[str, Any]:
-    """The related books of an indexed book, or of a file matched against the index."""
-    from query.match import lookup_book
-    from query.related import related_books
-
-    try:
-        if file_:
-            return lookup_book(client, names, file_)
-        assert book_id is not None
-        return related_books(client, names.books, names.relations, book_id)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
-    except KeyError as exc:
-        raise click.ClickException(str(exc.args[0])) from exc
-
-
-def _plot_editions(
-    client: Any, names: IndexNames, result: dict[str, Any], plot: Path, file_: Path | None
-) -> None:
-    from query.match import read_one_book
-    from query.plots import plot_alignments
-
-    book = read_one_book(file_) if file_ else None
-    try:
-        plot_alignments(client, names, result, plot, book=book)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"alignment plot written to {plot}", err=True)
-
-
-def _print_editions(result: dict[str, Any]) -> None:
-    book = result["book"]
-    click.echo(f"{book.get('book_id')}  [{book.get('language')}] {book.get('title') or ''}")
-    click.echo(
-        f"  edition cluster {book.get('edition_cluster')}, work cluster {book.get('work_cluster')}"
-    )
-    for r in result["relations"]:
-        direction = f" ({r['direction']})" if r.get("direction") else ""
-        click.echo(
-            f"  {r['relation']:<21}{direction} {r['book_id']}  [{r.get('language', '')}] "
-            f"{r.get('title') or ''}  conf={r['confidence']:.2f} its={r['its']:.3f} "
-            f"cs={r['cs']:.3f} lcs={r['lcs']}"
-        )
-    if not result["relations"]:
-        click.echo("  no related books found")
-
-
 @cli.command("reset")
 @click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @pass_context
@@ -348,3 +237,5 @@ cli.add_command(es)
 cli.add_command(compare)
 cli.add_command(generate)
 cli.add_command(evaluate)
+for _command in READ_COMMANDS:
+    cli.add_command(_command)

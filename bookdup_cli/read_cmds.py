@@ -1,0 +1,353 @@
+"""The read side on the command line: search, related (editions), match, explain, serve, sync.
+
+Each command calls one function of ``query/`` (the same the HTTP server calls) and prints a
+table, or ``--json``. Errors are one line (``click.ClickException``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from bookdup_cli.tables import book_line, echo_groups, echo_table
+from query.context import BadRequest, NotFound, ReadSide
+
+T = TypeVar("T")
+
+
+def _run(call: Callable[[], T]) -> T:
+    """Run a read-side call; its refusals become one-line CLI errors."""
+    try:
+        return call()
+    except (BadRequest, NotFound) as exc:
+        raise click.ClickException(str(exc)) from exc
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _dump(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+# --- search ----------------------------------------------------------------------------------
+
+
+def _hit_row(hit: dict[str, Any], collapse: str) -> list[Any]:
+    size = f"({hit['cluster_size']} in cluster"
+    if collapse != "work" and hit.get("translation_count"):
+        size += f", {hit['translation_count']} in other languages"
+    return [
+        hit["book_id"],
+        hit.get("language") or "?",
+        hit.get("year") or "",
+        hit["display_title"],
+        size + ")",
+    ]
+
+
+@click.command("search")
+@click.argument("text")
+@click.option("--collapse", type=click.Choice(["edition", "work", "none"]), default="edition")
+@click.option("--language", default=None, help="only books in this language (ISO 639-1)")
+@click.option("--page", type=int, default=1, show_default=True)
+@click.option("--size", "per_page", type=int, default=10, show_default=True, help="hits a page")
+@click.option("--json", "as_json", is_flag=True, help="the page's hits as a JSON list")
+@click.pass_obj
+def search_cmd(
+    ctx: Any,
+    text: str,
+    collapse: str,
+    language: str | None,
+    page: int,
+    per_page: int,
+    as_json: bool,
+) -> None:
+    """Catalog search: one hit per edition (or work) cluster, with the cluster's size."""
+    from query.search import search
+
+    client = ctx.client()
+    filters = {"language": language} if language else None
+    result = _run(
+        lambda: search(
+            client,
+            ctx.names.books,
+            text,
+            collapse=collapse,
+            filters=filters,
+            page=page,
+            per_page=per_page,
+        )
+    )
+    if as_json:
+        _dump([dict(h, editions=h["members"]) for h in result["hits"]])
+    else:
+        echo_table([_hit_row(h, collapse) for h in result["hits"]])
+    _search_footer(result)
+
+
+def _search_footer(result: dict[str, Any]) -> None:
+    """What was found, on stderr (stdout keeps one line per hit)."""
+    q, collapse = result["query"], result["collapse"]
+    if result["total_books"] == 0:
+        click.echo(
+            f"no book matches {q!r} (titles, authors and each book's opening words are "
+            "searched; try fewer or other words)",
+            err=True,
+        )
+        return
+    unit = "books" if collapse == "none" else f"{collapse} clusters"
+    click.echo(
+        f"{result['total_groups']} {unit} ({result['total_books']} matching books); "
+        f"page {result['page']} of {max(result['pages'], 1)}",
+        err=True,
+    )
+
+
+# --- related / editions / match --------------------------------------------------------------
+
+
+def _print_related(result: dict[str, Any]) -> None:
+    book = result["book"]
+    click.echo(book_line(book))
+    if book.get("indexed") is False:
+        where = (
+            f"would join edition cluster {book['edition_cluster']}"
+            if book.get("edition_cluster")
+            else "matches no indexed edition: it would start a cluster of its own"
+        )
+        click.echo(f"not indexed; {where}")
+    else:
+        click.echo(
+            f"edition cluster {book.get('edition_cluster')}, "
+            f"work cluster {book.get('work_cluster')}"
+        )
+    echo_groups(result)
+
+
+def _related_of(ctx: Any, book_id: str) -> dict[str, Any]:
+    from query.related import related
+
+    client = ctx.client()
+    return _run(lambda: related(client, ctx.names.books, ctx.names.relations, book_id))
+
+
+def _match_file(ctx: Any, path: Path) -> dict[str, Any]:
+    from query.match import match, read_one_book
+
+    rs = ReadSide(ctx.client(), ctx.names)
+    return _run(lambda: match(rs, read_one_book(path)))
+
+
+def _plot(ctx: Any, result: dict[str, Any], plot: Path, file_: Path | None) -> None:
+    from query.match import read_one_book
+    from query.plots import plot_alignments
+
+    book = read_one_book(file_) if file_ else None
+    _run(lambda: plot_alignments(ctx.client(), ctx.names, result, plot, book=book))
+    click.echo(f"alignment plot written to {plot}", err=True)
+
+
+def _related_command(name: str, help_text: str) -> click.Command:
+    @click.command(name, help=help_text)
+    @click.argument("book_id", required=False)
+    @click.option(
+        "--file",
+        "file_",
+        type=click.Path(exists=True, dir_okay=True, path_type=Path),
+        help="a book that is not in the index (any input format): the same as `bookdup match`",
+    )
+    @click.option("--json", "as_json", is_flag=True)
+    @click.option(
+        "--plot",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="write a PNG of the page alignment with each related book",
+    )
+    @click.pass_obj
+    def command(
+        ctx: Any, book_id: str | None, file_: Path | None, as_json: bool, plot: Path | None
+    ) -> None:
+        if bool(book_id) == bool(file_):
+            raise click.UsageError("give either a BOOK_ID or --file")
+        result = _match_file(ctx, file_) if file_ else _related_of(ctx, str(book_id))
+        if plot:
+            _plot(ctx, result, plot, file_)
+        if as_json:
+            _dump(result)
+        else:
+            _print_related(result)
+
+    return command
+
+
+related_cmd = _related_command(
+    "related",
+    "Other editions, parts and translations of BOOK_ID, grouped by relation class.",
+)
+editions_cmd = _related_command("editions", "The same as `bookdup related` (its older name).")
+
+
+@click.command("match")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def match_cmd(ctx: Any, path: Path, as_json: bool) -> None:
+    """Related books of a text that is not in the index (any input format); writes nothing."""
+    result = _match_file(ctx, path)
+    if as_json:
+        _dump(result)
+    else:
+        _print_related(result)
+
+
+# --- explain ---------------------------------------------------------------------------------
+
+
+def _print_explain(e: dict[str, Any]) -> None:
+    click.echo(f"A  {book_line(e['a'])}")
+    click.echo(f"B  {book_line(e['b'])}")
+    click.echo(f"\n{e['relation']} ({e['label']}), confidence {e['confidence']:.2f}")
+    click.echo(e["verdict"])
+    click.echo("\nhow it was decided:")
+    for step in e["decision"]:
+        click.echo(f"  - {step}")
+    click.echo("\nconfidence of each class:")
+    ranked = sorted(e["confidences"].items(), key=lambda kv: -kv[1])
+    echo_table([[f"  {k}", f"{v:.3f}"] for k, v in ranked])
+    regions = e["alignment"]["regions"]
+    if regions:
+        click.echo("\naligned passages:")
+        rows = [
+            [
+                f"  A p. {r['a_pages'][0]}-{r['a_pages'][1]}",
+                f"B p. {r['b_pages'][0]}-{r['b_pages'][1]}",
+                f"{r['words']} words",
+                "boilerplate" if r["boilerplate"] else "text",
+            ]
+            for r in regions
+        ]
+        echo_table(rows)
+    if e["signals"]:
+        click.echo("\nsignals:")
+        echo_table([[f"  {k}", v] for k, v in e["signals"].items()])
+
+
+@click.command("explain")
+@click.argument("a")
+@click.argument("b")
+@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--plot",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="write the picture (dot plot and bars); .svg for SVG, else PNG",
+)
+@click.pass_obj
+def explain_cmd(ctx: Any, a: str, b: str, as_json: bool, plot: Path | None) -> None:
+    """Why books A and B are (or are not) related: signals, confidences, the alignment."""
+    from query.explain import explain
+    from query.plots import render_explain
+
+    rs = ReadSide(ctx.client(), ctx.names)
+    result = _run(lambda: explain(rs, a, b))
+    if plot:
+        fmt = "svg" if plot.suffix.lower() == ".svg" else "png"
+        plot.parent.mkdir(parents=True, exist_ok=True)
+        plot.write_bytes(render_explain(result, fmt))
+        click.echo(f"picture written to {plot}", err=True)
+    if as_json:
+        _dump(result)
+    else:
+        _print_explain(result)
+
+
+# --- serve -----------------------------------------------------------------------------------
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--max-body-mb", type=float, default=25.0, show_default=True)
+@click.pass_obj
+def serve_cmd(ctx: Any, host: str, port: int, max_body_mb: float) -> None:
+    """Serve the read side: a JSON API under /api and a review page at /."""
+    try:
+        import uvicorn
+
+        from server.app import create_app
+    except ImportError as exc:
+        raise click.ClickException(
+            f"`bookdup serve` needs the serve extra: pip install 'bookdup[serve]' ({exc.name})"
+        ) from exc
+    if not _is_loopback(host):
+        click.echo(
+            f"warning: listening on {host}, not loopback; the API has no authentication",
+            err=True,
+        )
+    app = create_app(ReadSide(ctx.client(), ctx.names), max_body=int(max_body_mb * 1024 * 1024))
+    click.echo(f"bookdup review page and API on http://{host}:{port}/ (Ctrl-C stops)", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
+
+
+# --- sync ------------------------------------------------------------------------------------
+
+
+@click.command("sync")
+@click.option("--into", "target", required=True, help="the catalog index to write cluster ids to")
+@click.option(
+    "--id-field",
+    default=None,
+    help="field of the catalog documents holding bookdup's book id (default: the document _id)",
+)
+@click.option("--related", "with_related", is_flag=True, help="also write related_books ids")
+@click.option("--dry-run", is_flag=True, help="count what would change, write nothing")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def sync_cmd(
+    ctx: Any, target: str, id_field: str | None, with_related: bool, dry_run: bool, as_json: bool
+) -> None:
+    """Write edition_cluster / work_cluster into a catalog index bookdup did not create."""
+    from query.sync import SyncOptions, sync_clusters
+
+    options = SyncOptions(id_field=id_field, related=with_related, dry_run=dry_run)
+    summary = _run(lambda: sync_clusters(ctx.client(), ctx.names, target, options))
+    if as_json:
+        _dump(summary.as_dict())
+        return
+    verb = "would update" if dry_run else "updated"
+    click.echo(
+        f"{target}: {summary.matched} catalog documents matched bookdup books; {verb} "
+        f"{summary.updated}, {summary.unchanged} already current; "
+        f"{summary.unmatched} bookdup books not in the catalog"
+        + (f"; mapping: added {', '.join(summary.fields_added)}" if summary.fields_added else "")
+    )
+    for failure in summary.failures[:20]:
+        click.echo(f"  failed {failure}", err=True)
+    if summary.failures:
+        sys.exit(1)
+
+
+READ_COMMANDS = [
+    search_cmd,
+    related_cmd,
+    editions_cmd,
+    match_cmd,
+    explain_cmd,
+    serve_cmd,
+    sync_cmd,
+]

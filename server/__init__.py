@@ -1,0 +1,1 @@
+"""The read side over HTTP: a JSON API (``server.app``) and one review page (``server/static``)."""
