@@ -54,7 +54,15 @@ class Alignment:
 
 
 def align(fa: BookFeatures, fb: BookFeatures, dictionary: Dictionary | None) -> Alignment:
-    """Aligned positions of a's and b's unique words (a translated first when ``dictionary``)."""
+    """Aligned positions of a's and b's unique words; with a ``dictionary``, the book in its
+    source language is the one translated (whichever of a and b it is), as in the core."""
+    if (
+        dictionary is not None
+        and fa.language != dictionary.source
+        and fb.language == dictionary.source
+    ):
+        flipped = align(fb, fa, dictionary)
+        return Alignment(flipped.ay, flipped.ax, flipped.words_b, flipped.words_a)
     wa, wb = list(fa.unique.words or []), list(fb.unique.words or [])
     if dictionary is None:
         ax, ay = align_distinct(fa.unique.hashes, fb.unique.hashes)
@@ -236,9 +244,11 @@ def decision_path(e: dict[str, Any]) -> list[str]:
         langs = " and ".join(e["languages"])
         return [f"The books are in {langs} and no installed dictionary links them: not compared."]
     if e["dictionary"]:
+        source = e["dictionary"].split("-")[0]
         steps.append(
-            f"Languages differ ({' → '.join(e['languages'])}): A's unique words were translated "
-            f"with the {e['dictionary']} dictionary (TRANS scores); only TRANSLATION can win."
+            f"Languages differ ({' and '.join(e['languages'])}): the unique words of the book "
+            f"in {source} were translated with the {e['dictionary']} dictionary (TRANS "
+            "scores); only TRANSLATION can win."
         )
     else:
         steps.append("Same language: unique words compared as they are (DUPNIQ scores).")
@@ -287,8 +297,8 @@ def verdict(e: dict[str, Any]) -> str:
         return f"B is {_range(a_span)} of A; the shared text covers {_pct(b_share)} of B."
     if rel == "TRANSLATION":
         return (
-            f"B translates A ({' → '.join(e['languages'])}): {_range(a_span)} of A match "
-            f"{_range(b_span)} of B, TRANS-its {e['its']:.2f}."
+            f"A and B are translations ({' and '.join(e['languages'])}): "
+            f"{_range(a_span)} of A match {_range(b_span)} of B, TRANS-its {e['its']:.2f}."
         )
     if rel == "OVERLAPPING_TEXT":
         return (

@@ -14,46 +14,28 @@ English *Alice* loses its German translation. So the defaults are tested as they
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import pytest
 
 from bookdup.cluster import cluster_id
-from indexer.dedup_job import run_dedup
-from indexer.index_job import IndexOptions, run_index
 from query.match import lookup_book
 from query.related import related_books
 from query.search import catalog_search
 from store.iterate import iter_documents
-from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import gutenberg_body, paginate, write_txt
-
-ALICE = ("alice-en-pg11", "alice-en-rackham-pg28885", "alice-en-storyland-pg19033")
-ALICE_DE = "alice-de-zimmermann-pg19778"
-LOOKING_GLASS = "lookingglass-en-pg12"
-TOM, TOM_PART1 = "tomsawyer-en-pg74", "tomsawyer-en-part1-pg7193"
-CAROL = ("carol-en-pg46", "carol-en-rackham-pg24022")
-WALDEN = "walden-en-pg205"
-BOOKS = (*ALICE, ALICE_DE, LOOKING_GLASS, TOM, TOM_PART1, *CAROL, WALDEN)
-EDITION_CLASSES = {"EXACT", "SAME_PAGINATION", "DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET"}
-
-
-def key(a: str, b: str) -> str:
-    return f"{a}|{b}" if a < b else f"{b}|{a}"
-
-
-@pytest.fixture(scope="module")
-def real(es_client, gutenberg):
-    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
-    indexed = run_index(
-        es_client, names, [gutenberg / f"{b}.txt" for b in BOOKS], IndexOptions(workers=2)
-    )
-    summary = run_dedup(es_client, names)
-    es_client.indices.refresh(index=[names.books, names.relations])
-    rels = {h["_id"]: h["_source"] for h in iter_documents(es_client, names.relations)}
-    yield names, indexed, summary, rels
-    drop_indices(es_client, names)
+from tests.query.corpus import (
+    ALICE,
+    ALICE_DE,
+    BOOKS,
+    CAROL,
+    EDITION_CLASSES,
+    LOOKING_GLASS,
+    TOM,
+    TOM_PART1,
+    WALDEN,
+    key,
+)
 
 
 def test_ground_truth_relations_of_real_books(real) -> None:
