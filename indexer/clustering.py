@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from elasticsearch import Elasticsearch
 
 from bookdup.cluster import assign_clusters, edition_edges, work_edges
+from indexer.failpoints import failpoint
 from store.bulk import bulk_write
 from store.iterate import iter_documents
 from store.schema import IndexNames, paused_refresh
@@ -78,7 +79,9 @@ def write_clusters(client: Elasticsearch, names: IndexNames) -> tuple[int, int, 
     Returns (books updated, edition clusters, work clusters).
     """
     clustering = compute_clusters(client, names)
+    failpoint("clusters.computed")
     with paused_refresh(client, names.books):
         updated = apply_clusters(client, names, clustering)
+        failpoint("clusters.applied")  # written, not yet published
         client.indices.refresh(index=names.books)  # publish: every change at one refresh
     return updated, len(set(clustering.editions.values())), len(set(clustering.works.values()))

@@ -36,10 +36,11 @@ from indexer.dedup_stages import (
     verify_candidates,
     write_actions,
 )
+from indexer.failpoints import failpoint
 from indexer.pipeline import prefetch
 from store.bulk import Action, bulk_write
 from store.locks import JobLock
-from store.runs import RunRecorder, get_run, new_run_id
+from store.runs import RunRecorder, get_run, new_run_id, resume_after_interrupted
 from store.schema import IndexNames, ensure_indices
 
 __all__ = ["DedupParams", "DedupSummary", "resolve_since", "run_dedup"]
@@ -63,6 +64,7 @@ class DedupSummary:
     work_clusters: int = 0
     max_df: int = 0
     stop_terms: int = 0
+    resumed_from: str | None = None  # the killed run whose work this one picked up
     skipped: list[tuple[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -79,6 +81,7 @@ class DedupSummary:
             "work_clusters": self.work_clusters,
             "max_df": self.max_df,
             "stop_terms": self.stop_terms,
+            "resumed_from": self.resumed_from,
             "skipped": len(self.skipped),
         }
 
@@ -144,6 +147,7 @@ class _RelationStream:
         yield from write_actions(self.run, relations, RunRecorder.now())
         self.done += len(batch.ids)
         self.heartbeat()
+        failpoint("dedup.batch")
         if self.progress:
             self.progress(self.done, self.total)
 
@@ -193,6 +197,7 @@ def run_dedup(
             client, names, "dedup", {"since": since, "since_time": since_time}, run_id
         )
         summary = _run_stages(client, names, params, since_time, recorder, lock, progress)
+        failpoint("dedup.finish")
         _record(recorder, summary)
     return summary
 
@@ -208,8 +213,10 @@ def _run_stages(
 ) -> DedupSummary:
     """Stages 0–7 under the lock, timed."""
     summary = DedupSummary(run_id=recorder.run_id)
+    summary.resumed_from = resume_after_interrupted(client, names, "dedup", recorder.run_id)
     started = time.monotonic()
     run = prepare(client, names, params, recorder.run_id, since_time)
+    failpoint("dedup.prepared")
     summary.books, summary.max_df, summary.stop_terms = (
         run.stop.n_books,
         run.stop.max_df,
@@ -220,8 +227,10 @@ def _run_stages(
     stream = _RelationStream(run, summary, summary.books if total is None else total, progress)
     stream.heartbeat = lock.renew
     _write_relations(run, summary, stream)
+    failpoint("dedup.written")
     lock.renew()
     summary.stale_relations_removed = _finish_relations(run, stream, since_time is not None)
+    failpoint("dedup.stale")
     cluster_started = time.monotonic()
     client.indices.refresh(index=[names.books, names.relations])
     summary.clusters_updated, summary.edition_clusters, summary.work_clusters = write_clusters(

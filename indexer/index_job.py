@@ -27,6 +27,7 @@ from elasticsearch import Elasticsearch
 
 from bookdup.features import FeatureParams
 from bookdup.model import Book
+from indexer.failpoints import failpoint
 from indexer.index_worker import (
     EXCERPT_WORDS,
     Outcome,
@@ -45,7 +46,7 @@ from readers.common import decoding_warning
 from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
-from store.runs import RunRecorder
+from store.runs import RunRecorder, resume_after_interrupted
 from store.schema import IndexNames, ensure_indices
 
 __all__ = [
@@ -91,6 +92,7 @@ class IndexSummary:
     failures: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    resumed_from: str | None = None  # the killed run whose work this one picked up
 
     @property
     def books_per_s(self) -> float:
@@ -108,6 +110,7 @@ class IndexSummary:
             "unchanged": self.unchanged,
             "failed": len(self.failures),
             "warnings": len(self.warnings),
+            "resumed_from": self.resumed_from,
         }
 
 
@@ -263,6 +266,9 @@ class _IndexRun:
             client, names, "index", params={"paths": [str(p) for p in paths]}
         )
         self.summary = IndexSummary(run_id=self._recorder.run_id)
+        self.summary.resumed_from = resume_after_interrupted(
+            client, names, "index", self._recorder.run_id
+        )
         self._started = time.monotonic()
         self._lookup = _Lookup(client, names.books)
         self._sources: dict[str, str] = {}  # book id -> file
@@ -278,6 +284,7 @@ class _IndexRun:
         items = _walk(self._paths, options.lines_per_page, options.encoding)
         for batch in batched(items, options.lookup_batch):
             stored = self._lookup.stored(_batch_ids(batch))
+            failpoint("index.batch")
             for item in batch:
                 in_flight.add(_dispatch(pool, task, item, stored))
                 yield from self._to_write(in_flight.overflow())
@@ -318,6 +325,7 @@ class _IndexRun:
         """Bulk progress: the books written so far."""
         self.summary.indexed = report.ok
         self._note()
+        failpoint("index.chunk")
 
     def _note(self) -> None:
         if self._progress:
@@ -325,6 +333,7 @@ class _IndexRun:
 
     def finish(self, report: BulkReport) -> IndexSummary:
         """Count the writes, make them searchable and complete the run record."""
+        failpoint("index.finish")
         summary = self.summary
         summary.indexed = report.ok
         for failure in report.failures:

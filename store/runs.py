@@ -128,3 +128,28 @@ def get_run(client: Elasticsearch, names: IndexNames, run_id: str) -> dict[str, 
     """One run by id, or None."""
     response = client.options(ignore_status=404).get(index=names.runs, id=run_id)
     return response.body.get("_source") if response.body.get("found") else None
+
+
+def resume_after_interrupted(
+    client: Elasticsearch, names: IndexNames, kind: str, run_id: str
+) -> str | None:
+    """The id of the run of ``kind`` before ``run_id`` if it was killed, now marked so.
+
+    A job killed half way leaves a "running" record; the next run of its kind resumes its work
+    (every write is idempotent) and says so, and the old record is set to "interrupted" for
+    readers on any host.
+    """
+    response = with_retries()(client.search)(
+        index=names.runs,
+        size=2,
+        sort=[{"started_at": "desc"}],
+        query={"bool": {"filter": [{"term": {"kind": kind}}]}},
+    )
+    earlier = [h["_source"] for h in response["hits"]["hits"] if h["_id"] != run_id][:1]
+    if not earlier or effective_status(earlier[0]) != "interrupted":
+        return None
+    previous = str(earlier[0]["run_id"])
+    with_retries()(client.update)(
+        index=names.runs, id=previous, doc={"status": "interrupted"}, refresh="wait_for"
+    )
+    return previous

@@ -69,6 +69,7 @@ def test_every_input_kind_is_indexed_with_its_features(es_client, indexed) -> No
         "unchanged": 0,
         "failed": 0,
         "warnings": 0,
+        "resumed_from": None,
     }
     assert set(corpus.kinds.values()) >= {"txt", "jsonl", "alto", "hocr", "pages", "djvu"}
     docs = _docs(es_client, names)
@@ -111,6 +112,7 @@ def test_rerun_changes_nothing_and_a_changed_file_is_reindexed(es_client, indexe
         "unchanged": len(corpus.ids),
         "failed": 0,
         "warnings": 0,
+        "resumed_from": None,
     }
     assert _versions(es_client, names) == before  # not one document was rewritten
 
@@ -179,6 +181,7 @@ def test_bad_inputs_are_reported_per_file_and_never_stop_the_job(
         "unchanged": 0,
         "failed": 6,
         "warnings": 0,
+        "resumed_from": None,
     }
     docs = _docs(es_client, index_names, ["source", "n_words"])
     assert sorted(docs) == ["alto", "good1", "jsonl-good", "same"]
@@ -217,6 +220,7 @@ def test_fixing_a_jsonl_line_does_not_turn_the_following_records_into_duplicates
         "unchanged": 3,
         "failed": 0,
         "warnings": 0,
+        "resumed_from": None,
     }
 
 
@@ -306,6 +310,7 @@ def test_rerun_of_books_with_ids_from_metadata_is_unchanged(
         "unchanged": 0,
         "failed": 0,
         "warnings": 0,
+        "resumed_from": None,
     }
     before = _versions(es_client, index_names)
     assert sorted(before) == ["frank", "pride-vol", "walden-1854"]
@@ -317,6 +322,7 @@ def test_rerun_of_books_with_ids_from_metadata_is_unchanged(
         "unchanged": 3,
         "failed": 0,
         "warnings": 0,
+        "resumed_from": None,
     }
     assert _versions(es_client, index_names) == before
 
@@ -383,7 +389,9 @@ def test_a_killed_job_resumes_and_indexes_every_book_exactly_once(
     assert ids == {p.stem for p in paths}
     runs = {r["run_id"]: r["status"] for r in _runs(es_client, index_names)}
     assert runs[resumed.run_id] == "finished"
-    assert sorted(runs.values()) == ["finished", "running"]  # the killed one never finished
+    # the killed run never finished; the rerun marked it interrupted and says it resumed it
+    assert sorted(runs.values()) == ["finished", "interrupted"]
+    assert resumed.resumed_from is not None and runs[resumed.resumed_from] == "interrupted"
 
 
 def _runs(client, names: IndexNames) -> list[dict]:
