@@ -25,8 +25,22 @@ __all__ = [
     "compare_books",
     "compare_features",
     "describe_relation",
+    "flip_result",
+    "translated_first",
     "verify_features",
 ]
+
+
+def translated_first(fa: BookFeatures, fb: BookFeatures, dictionary: Dictionary | None) -> bool:
+    """Whether the pair is verified as given (False: as (fb, fa)).
+
+    A lexicon translates one language into the other, and the book in its source language is
+    the one translated, whichever argument it was: the decision does not depend on argument
+    order. Books whose language matches neither side (forced lexicon) go as given.
+    """
+    if dictionary is None or fa.language == dictionary.source:
+        return True
+    return fb.language != dictionary.source
 
 
 def verify_features(
@@ -35,17 +49,25 @@ def verify_features(
     *,
     dictionary: Dictionary | None,
     threshold: float | None = None,
+    min_z: float | None = None,
 ) -> Verification | None:
-    """The verification half of `compare_features`: None when the pair falls below ``threshold``.
+    """The verification half of `compare_features`: None when the pair falls below a floor.
 
-    Below the threshold (on its) a pair can only be UNRELATED; its shared-word count alone
-    usually proves that (no alignment), and a translated pair's alignment is only built once
-    its |LCS| passes. None as ``threshold`` verifies whatever the score.
+    ``threshold`` is on its (same-language pairs), ``min_z`` on the order statistic
+    (translated pairs); a pair below either can only be UNRELATED. Its shared-item count
+    alone usually proves that (no alignment). None for both verifies whatever the score.
+    With a lexicon, the book in its source language is translated (``translated_first``), so
+    x and y of the result may be (fb, fa).
     """
+    x, y = (fa, fb) if translated_first(fa, fb, dictionary) else (fb, fa)
     verification = verify_pair(
-        fa, fb, threshold=threshold or 0.0, score="its", dictionary=dictionary
+        x, y, threshold=threshold or 0.0, score="its", dictionary=dictionary, min_z=min_z
     )
-    if threshold is not None and (verification is None or verification.its < threshold):
+    if verification is None:
+        return None if threshold is not None or min_z is not None else verification
+    if threshold is not None and verification.its < threshold:
+        return None
+    if min_z is not None and verification.order_z < min_z:
         return None
     return verification
 
@@ -57,7 +79,23 @@ def describe_relation(
     dictionary: Dictionary | None,
     params: ClassifierParams = CLASSIFIER_PARAMS,
 ) -> dict[str, Any]:
-    """The classification half of `compare_features`: page signals, the class, the evidence."""
+    """The classification half of `compare_features`: page signals, the class, the evidence.
+
+    ``verification`` comes from `verify_features` on the same arguments (so it may have
+    compared (fb, fa)); the result is worded for (fa, fb) either way.
+    """
+    if not translated_first(fa, fb, dictionary):
+        return flip_result(_describe(fb, fa, verification, dictionary, params))
+    return _describe(fa, fb, verification, dictionary, params)
+
+
+def _describe(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    verification: Verification | None,
+    dictionary: Dictionary | None,
+    params: ClassifierParams,
+) -> dict[str, Any]:
     signals = compute_signals(fa, fb, verification)
     known = UNDETERMINED not in (fa.language, fb.language)
     relation = classify(
@@ -66,6 +104,7 @@ def describe_relation(
         same_language=fa.language == fb.language or not known,
         translated=dictionary is not None,
     )
+    order = verification.order if verification is not None else None
     return {
         "x": signals.x,
         "y": signals.y,
@@ -73,6 +112,7 @@ def describe_relation(
         "lcs": signals.lcs,
         "cs": round(signals.cs, 4),
         "its": round(signals.its, 4),
+        "order": order.to_dict() if order is not None else None,
         "scores": "TRANS" if dictionary is not None else "DUPNIQ",
         "relation": relation.relation,
         "confidence": round(relation.confidence, 4),
@@ -81,8 +121,33 @@ def describe_relation(
         "signals": signals.to_dict(),
         "languages": [fa.language, fb.language],
         "dictionary": f"{dictionary.source}-{dictionary.target}" if dictionary else None,
+        "translated": "x" if dictionary is not None else None,
         "pruned": False,
     }
+
+
+_FLIP_DIRECTION = {"x_in_y": "y_in_x", "y_in_x": "x_in_y"}
+
+
+def flip_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A result for (x, y) worded for (y, x): sizes, coverages, pages and direction swapped."""
+    out = dict(result)
+    out["x"], out["y"] = result["y"], result["x"]
+    out["languages"] = list(reversed(result["languages"]))
+    out["direction"] = _FLIP_DIRECTION.get(result["direction"] or "", result["direction"])
+    if out.get("translated"):
+        out["translated"] = "y"
+    signals = dict(result.get("signals") or {})
+    for key in list(signals):
+        if key.endswith("_x") and key[:-2] + "_y" in signals:
+            signals[key], signals[key[:-2] + "_y"] = signals[key[:-2] + "_y"], signals[key]
+    if "delta_pages" in signals:
+        signals["delta_pages"] = -signals["delta_pages"]
+    if signals.get("slope"):
+        slope, offset = signals["slope"], signals.get("offset", 0.0)
+        signals["slope"], signals["offset"] = round(1 / slope, 4), round(-offset / slope, 4)
+    out["signals"] = signals
+    return out
 
 
 def compare_features(
@@ -91,39 +156,40 @@ def compare_features(
     *,
     dictionary: Dictionary | None = None,
     threshold: float | None = None,
+    min_z: float | None = None,
     params: ClassifierParams = CLASSIFIER_PARAMS,
 ) -> dict[str, Any]:
     """Relation of book x (``fa``) to book y (``fb``) with the evidence, JSON-able.
 
-    With a ``dictionary``, x's unique words are translated (TRANS scores); None compares them
+    With a ``dictionary``, the book in its source language is translated (TRANS scores and
+    the order statistic; the same result whichever argument it is); None compares the words
     untranslated (DUPNIQ scores), whatever the languages.
 
-    ``threshold`` (on its) is the dedup job's fast path: a pair below it is UNRELATED without
-    signals or classification (``_rejected``). Pairs at or above the threshold get exactly the
-    full result. None compares whatever the score, since a single comparison wants evidence.
+    ``threshold`` (on its) and ``min_z`` (on the order statistic) are the dedup job's fast
+    path: a pair below either is UNRELATED without signals or classification
+    (``_rejected``). Pairs above get exactly the full result. None compares whatever the
+    score, since a single comparison wants evidence.
     """
-    verification = verify_pair(
-        fa, fb, threshold=threshold or 0.0, score="its", dictionary=dictionary
-    )
-    if threshold is not None and (verification is None or verification.its < threshold):
-        return _rejected(fa, fb, verification, dictionary)
+    verification = verify_features(fa, fb, dictionary=dictionary, threshold=threshold, min_z=min_z)
+    if verification is None and (threshold is not None or min_z is not None):
+        return _rejected(fa, fb, dictionary)
     return describe_relation(fa, fb, verification, dictionary, params)
 
 
-def _rejected(
-    fa: BookFeatures, fb: BookFeatures, v: Verification | None, lexicon: Dictionary | None
-) -> dict[str, Any]:
-    """The result for a pair below the threshold: scores as far as computed, UNRELATED.
+def _rejected(fa: BookFeatures, fb: BookFeatures, lexicon: Dictionary | None) -> dict[str, Any]:
+    """The result for a pair below a floor: UNRELATED, scores not reported.
 
-    lcs is 0 when the pair was pruned on its shared-word count (the bound, not an |LCS|).
+    Reported as 0 (lcs 0: pruned on its shared-word count or below the floor; run
+    `compare_features` without floors for the evidence).
     """
     return {
         "x": len(fa.unique.hashes),
         "y": len(fb.unique.hashes),
-        "shared": v.shared if v is not None else 0,
-        "lcs": v.lcs if v is not None else 0,
-        "cs": round(v.cs, 4) if v is not None else 0.0,
-        "its": round(v.its, 4) if v is not None else 0.0,
+        "shared": 0,
+        "lcs": 0,
+        "cs": 0.0,
+        "its": 0.0,
+        "order": None,
         "scores": "TRANS" if lexicon is not None else "DUPNIQ",
         "relation": "UNRELATED",
         "confidence": 1.0,

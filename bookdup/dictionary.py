@@ -30,7 +30,17 @@ from dataclasses import dataclass, field
 
 from bookdup.text import tokenize
 
-__all__ = ["ISO3", "STOP_WORDS", "Dictionary", "invert", "parse_entries", "parse_entry"]
+__all__ = [
+    "ISO3",
+    "STOP_WORDS",
+    "Dictionary",
+    "canonical_direction",
+    "compose",
+    "invert",
+    "merge_tables",
+    "parse_entries",
+    "parse_entry",
+]
 
 ISO3 = {"en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita"}
 
@@ -162,3 +172,49 @@ def invert(table: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
         for t in translations:
             inv.setdefault(t, {})[word] = None
     return {w: tuple(ts) for w, ts in inv.items()}
+
+
+def canonical_direction(lang_a: str, lang_b: str) -> tuple[str, str]:
+    """(source, target) in which a pair of languages is always translated.
+
+    One direction per pair of languages makes a comparison independent of argument order
+    (``compare alice-en alice-fr`` and ``compare alice-fr alice-en`` are the same
+    computation). Into English when English is one side — English words are the least
+    inflected, and on the real Gutenberg translations de→en, fr→en and es→en give more
+    ordered evidence than the reverse (docs/EVALUATION.md); otherwise from the language whose
+    code sorts first.
+    """
+    if lang_b == "en" or (lang_a != "en" and lang_a <= lang_b):
+        return lang_a, lang_b
+    return lang_b, lang_a
+
+
+def merge_tables(*tables: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    """The union of lexicons of one direction: every translation of each word, first seen first.
+
+    Both FreeDict files of a pair (source→target and the inverted target→source) list words
+    the other lacks; merged, a word found in either is translated.
+    """
+    merged: dict[str, dict[str, None]] = {}
+    for table in tables:
+        for word, translations in table.items():
+            merged.setdefault(word, {}).update(dict.fromkeys(translations))
+    return {w: tuple(ts) for w, ts in merged.items() if ts}
+
+
+def compose(
+    first: Mapping[str, Sequence[str]], second: Mapping[str, Sequence[str]], *, cap: int = 12
+) -> dict[str, tuple[str, ...]]:
+    """A pivot lexicon a→c from a→b and b→c (e.g. fr→en→it): each word's translations'
+    translations, at most ``cap`` of them (a pivot multiplies senses; the first ones, from the
+    first senses, are kept)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for word, mids in first.items():
+        seen: dict[str, None] = {}
+        for mid in mids:
+            seen.update(dict.fromkeys(second.get(mid, ())))
+            if len(seen) >= cap:
+                break
+        if seen:
+            out[word] = tuple(seen)[:cap]
+    return out

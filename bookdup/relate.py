@@ -4,9 +4,10 @@ relation's direction is worded for each reader.
 The dedup job and the lookup of a text that is not indexed must decide alike, so the policy
 lives here, once, and both call it. Two facts shape it:
 
-- Below the classifier's its floors (its evidence gate for one language, the lower edge of its
-  TRANSLATION ramp across two) a pair can only be UNRELATED, so it is rejected before any page
-  signal is computed: a lossless fast path, which is what makes most candidates cheap.
+- Below the classifier's floors (its evidence gate on its for one language, the lower edge
+  of its TRANSLATION ramp on the order statistic across two) a pair can only be UNRELATED,
+  so it is rejected before any page signal is computed: a lossless fast path, which is
+  what makes most candidates cheap.
 - Books in two languages are comparable only through a bilingual lexicon; without one for the
   pair, nothing is said about it.
 """
@@ -18,13 +19,15 @@ from typing import Any, Protocol
 
 from bookdup.classify import CLASSIFIER_PARAMS
 from bookdup.compare import describe_relation, verify_features
-from bookdup.dictionary import Dictionary
+from bookdup.dictionary import Dictionary, canonical_direction
 from bookdup.features import BookFeatures
 from bookdup.langid import UNDETERMINED
 from bookdup.verify import Verification
 
 SAME_LANGUAGE_FLOOR = CLASSIFIER_PARAMS.min_its[0]
-TRANSLATION_FLOOR = CLASSIFIER_PARAMS.translation_its[0]
+#: Below the lower edge of the TRANSLATION ramp on the order statistic a translated pair can
+#: only be UNRELATED.
+TRANSLATION_FLOOR = CLASSIFIER_PARAMS.translation_z[0]
 
 
 class Lexicons(Protocol):
@@ -37,18 +40,26 @@ class Lexicons(Protocol):
 
 @dataclass(frozen=True)
 class PairPlan:
-    """How one pair is verified: through which lexicon (None: same language) from which floor."""
+    """How one pair is verified: through which lexicon (None: same language) from which floor.
+
+    ``threshold`` is on its (same language), ``min_z`` on the order statistic (translated).
+    """
 
     dictionary: Dictionary | None
-    threshold: float
+    threshold: float | None
+    min_z: float | None = None
 
 
 def plan_pair(a: BookFeatures, b: BookFeatures, lexicons: Lexicons) -> PairPlan | None:
-    """The plan for comparing ``a`` with ``b``; None when no lexicon links their languages."""
+    """The plan for comparing ``a`` with ``b``; None when no lexicon links their languages.
+
+    A translated pair always goes through the lexicon of its languages' canonical direction
+    (``bookdup.dictionary.canonical_direction``), so (a, b) and (b, a) get the same plan.
+    """
     if a.language == b.language or UNDETERMINED in (a.language, b.language):
         return PairPlan(None, SAME_LANGUAGE_FLOOR)
-    dictionary = lexicons.get(a.language, b.language)
-    return None if dictionary is None else PairPlan(dictionary, TRANSLATION_FLOOR)
+    dictionary = lexicons.get(*canonical_direction(a.language, b.language))
+    return None if dictionary is None else PairPlan(dictionary, None, TRANSLATION_FLOOR)
 
 
 @dataclass(frozen=True)
@@ -63,7 +74,9 @@ class VerifiedPair:
 
 def verify_planned(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> VerifiedPair | None:
     """Verify one pair under its plan; None when it falls below the floor."""
-    verification = verify_features(a, b, dictionary=plan.dictionary, threshold=plan.threshold)
+    verification = verify_features(
+        a, b, dictionary=plan.dictionary, threshold=plan.threshold, min_z=plan.min_z
+    )
     return None if verification is None else VerifiedPair(a, b, verification, plan.dictionary)
 
 

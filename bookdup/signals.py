@@ -108,6 +108,9 @@ class RelationSignals:
     lcs: int
     cs: float
     its: float
+    #: How ordered the shared items are: z of |LCS| against the random-order null
+    #: (``bookdup.orderstat``), size-free; 0 when the verification did not compute it.
+    order_z: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with rounded floats, for JSON output and the index.
@@ -349,4 +352,5 @@ def compute_signals(
         lcs=int(v.lcs) if v is not None else 0,
         cs=float(v.cs) if v is not None else 0.0,
         its=float(v.its) if v is not None else 0.0,
+        order_z=float(getattr(v, "order_z", 0.0)) if v is not None else 0.0,
     )

@@ -23,7 +23,7 @@ import numpy as np
 from bookdup.dictionary import Dictionary
 from bookdup.uniquewords import hash_words
 
-__all__ = ["translate_unique"]
+__all__ = ["translate_unique", "translate_with_source"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,21 @@ def translate_unique(
     ``words`` a hash match is taken as the word itself: a wrong translation then needs a 32-bit
     collision with one of the lexicon's words (about 1 book word in 40,000 for 100K entries).
     """
+    out, pages_out, _ = translate_with_source(
+        words, pages, dictionary, keep_untranslated, hashes=hashes
+    )
+    return out, pages_out
+
+
+def translate_with_source(
+    words: Sequence[str] | None,
+    pages: np.ndarray,
+    dictionary: Dictionary,
+    keep_untranslated: bool = True,
+    *,
+    hashes: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``translate_unique`` plus the source word (its position, int64) of each item."""
     lex = _lexicon(dictionary)
     if hashes is None:
         if words is None:
@@ -87,7 +102,10 @@ def translate_unique(
     hashes = np.asarray(hashes, dtype=np.uint32)
     pages = np.asarray(pages, dtype=np.int32)
     if lex.keys.size == 0 or hashes.size == 0:
-        return (hashes, pages) if keep_untranslated else (hashes[:0], pages[:0])
+        every = np.arange(hashes.size, dtype=np.int64)
+        if keep_untranslated:
+            return hashes, pages, every
+        return hashes[:0], pages[:0], every[:0]
     slot = np.minimum(np.searchsorted(lex.keys, hashes), lex.keys.size - 1)
     hit = lex.keys[slot] == hashes
     if words is not None:
@@ -103,4 +121,4 @@ def translate_unique(
     translated = hit[source]
     target = np.where(translated, lex.starts[slot][source] + within, 0)
     out = np.where(translated, lex.targets[target], hashes[source]).astype(np.uint32)
-    return out, pages[source]
+    return out, pages[source], source.astype(np.int64)

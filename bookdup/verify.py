@@ -26,10 +26,12 @@ from typing import Protocol
 import numpy as np
 from rapidfuzz.distance import LCSseq
 
+from bookdup.boilerplate import verbatim_runs
 from bookdup.dictionary import Dictionary
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
+from bookdup.orderstat import OrderEvidence, order_evidence, shuffled_evidence
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
-from bookdup.translate import translate_unique
+from bookdup.translate import translate_with_source
 
 __all__ = ["Verification", "verify_many", "verify_pair"]
 
@@ -79,6 +81,13 @@ class Verification:
     cs: float
     its: float
     _align: Callable[[], tuple[np.ndarray, np.ndarray]] = field(repr=False, compare=False)
+    #: How ordered the shared items are against chance (``bookdup.orderstat``).
+    order: OrderEvidence | None = None
+
+    @property
+    def order_z(self) -> float:
+        """z of |LCS| against the random-order null (0 when not computed)."""
+        return self.order.z if self.order is not None else 0.0
 
     @cached_property
     def alignment(self) -> tuple[np.ndarray, np.ndarray]:
@@ -95,6 +104,7 @@ class _Prepared:
     order: np.ndarray  # stable argsort of hashes: positions of each value, grouped
     starts: np.ndarray  # where each value's positions begin in order (size values.size + 1)
     first: np.ndarray  # positions in hashes of values (the first occurrence when items repeat)
+    groups: np.ndarray  # source word (position in the book's unique words) of each item
     levels: tuple[int, ...]  # bitset of buckets holding >= k + 1 items, k = 0, 1, ...
 
 
@@ -135,8 +145,9 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
     if dictionary is None:
         hashes = np.asarray(u.hashes, dtype=np.uint32)
         pages = np.asarray(u.pages, dtype=np.int32)
+        groups = np.arange(hashes.size, dtype=np.int64)
     else:
-        hashes, pages = translate_unique(u.words, u.pages, dictionary, hashes=u.hashes)
+        hashes, pages, groups = translate_with_source(u.words, u.pages, dictionary, hashes=u.hashes)
     order = np.argsort(hashes, kind="stable")
     ordered = hashes[order]
     keep = np.ones(ordered.size, dtype=bool)
@@ -151,6 +162,7 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         order,
         starts,
         order[keep],
+        groups,
         _bitset_levels(values),
     )
     _CACHE[key] = (weakref.ref(u.hashes, _evict(key)), dictionary, prepared)
@@ -203,19 +215,24 @@ def verify_pair(
     threshold: float,
     score: str = "its",
     dictionary: Dictionary | None = None,
+    min_z: float | None = None,
 ) -> Verification | None:
-    """Verify fa against fb; None when |X ∩ Y| is below the |LCS| needed to reach threshold.
+    """Verify fa against fb; None when the pair cannot reach ``threshold`` (or ``min_z``).
 
     With a dictionary, fa's unique words are translated (dictionary.source -> target, which
     should be fb's language) and the general LCS is used; |X| stays fa's unique-word count
-    (TRANS Table 1). A returned Verification may still score below the threshold.
+    (TRANS Table 1). Text the two books share verbatim in runs (front or back matter in a
+    third language, ``bookdup.boilerplate.verbatim_runs``) is left out of a translated pair.
+    ``min_z``: the order statistic (``bookdup.orderstat``) a pair must be able to reach; the
+    shuffles that calibrate it are only run for pairs that might. A returned Verification may
+    still score below the thresholds.
     """
     if score not in ("its", "cs"):
         raise ValueError(f"score must be 'its' or 'cs', not {score!r}")
     a = _prepare(fa.unique, dictionary)
     b = _prepare(fb.unique, None)
     nx, ny = len(fa.unique.hashes), len(fb.unique.hashes)
-    need = _min_lcs(score, threshold, nx, ny)
+    need = max(_min_lcs(score, threshold, nx, ny), _min_lcs_for_z(min_z))
     can_prune = a.distinct or b.distinct  # then |LCS| <= distinct shared items
     if need > 0:
         if need > min(a.hashes.size, b.hashes.size):
@@ -225,34 +242,90 @@ def verify_pair(
     if can_prune and need > 0 and _count_shared(a, b) < need:
         return None
     ia, ib = _shared_indices(a, b)
-    shared = int(ia.size)
     if a.distinct and b.distinct:
-        ix, iy = a.first[ia], b.first[ib]
-        order = np.argsort(ix)
-        ix, iy = ix[order], iy[order]
-        keep = lis_keep(iy)
-        ax, ay = ix[keep], iy[keep]
-        pages = (a.pages[ax], b.pages[ay])
-        lcs = int(ax.size)
-        return Verification(nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), lambda: pages)
-    px, py, sx, sy = _restrict(a, b, ia, ib)
-    lcs = int(LCSseq.similarity(sx, sy)) if sx else 0
+        return _verify_distinct(a, b, ia, ib, nx, ny)
+    mask = verbatim_runs(fa.unique.hashes, fb.unique.hashes) if dictionary is not None else None
+    return _verify_general(a, b, ia, ib, nx, ny, mask, min_z)
+
+
+def _min_lcs_for_z(min_z: float | None) -> int:
+    """The fewest shared items whose |LCS| could reach z = ``min_z`` (all of them in order)."""
+    if min_z is None:
+        return 0
+    n = 1
+    while order_evidence(n, n).z < min_z:
+        n += 1
+    return n
+
+
+def _verify_distinct(
+    a: _Prepared, b: _Prepared, ia: np.ndarray, ib: np.ndarray, nx: int, ny: int
+) -> Verification:
+    """Both sequences distinct: LIS over the shared items, the permutation null in closed form."""
+    shared = int(ia.size)
+    ix, iy = a.first[ia], b.first[ib]
+    order = np.argsort(ix)
+    ix, iy = ix[order], iy[order]
+    keep = lis_keep(iy)
+    ax, ay = ix[keep], iy[keep]
+    pages = (a.pages[ax], b.pages[ay])
+    lcs = int(ax.size)
+    return Verification(
+        nx,
+        ny,
+        shared,
+        lcs,
+        cs(lcs, nx, ny),
+        its(lcs, nx, ny),
+        lambda: pages,
+        order_evidence(lcs, shared),
+    )
+
+
+def _verify_general(
+    a: _Prepared,
+    b: _Prepared,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    nx: int,
+    ny: int,
+    mask: tuple[np.ndarray, np.ndarray] | None,
+    min_z: float | None,
+) -> Verification:
+    """Items repeat (translated x): bit-parallel LCS, the null calibrated by shuffling x's words."""
+    px, py, cx, cy = _restrict(a, b, ia, ib)
+    if mask is not None:
+        kx, ky = ~mask[0][a.groups[px]], ~mask[1][b.groups[py]]
+        px, cx, py, cy = px[kx], cx[kx], py[ky], cy[ky]
+    shared = int(np.intersect1d(cx, cy).size)
+    sx, sy = encode_ranks(cx), encode_ranks(cy)
+    lcs = int(LCSseq.similarity(sx, sy)) if sx and sy else 0
+    evidence = order_evidence(lcs, shared)  # an upper bound: repeats only add chance matches
+    if min_z is None or evidence.z >= min_z:
+        evidence = shuffled_evidence(
+            lcs,
+            shared,
+            a.groups[px],
+            lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
+            seed=lcs * 7919 + shared,
+        )
 
     def align() -> tuple[np.ndarray, np.ndarray]:
         ax, ay = align_restricted(px, py, sx, sy)
         return a.pages[ax], b.pages[ay]
 
-    return Verification(nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), align)
+    return Verification(nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), align, evidence)
 
 
 def _restrict(
     a: _Prepared, b: _Prepared, ia: np.ndarray, ib: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, str, str]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Both sequences restricted to their shared items: positions and items renumbered 0..k-1.
 
     The positions of each shared value are gathered from the book's cached grouping (``order``
     split at ``starts``), so the cost follows the restricted length (~1K items), not the
-    translated sequence (~20K); the small codes are written as str, rapidfuzz's fastest input.
+    translated sequence (~20K); the small codes are later written as str, rapidfuzz's fastest
+    input (``encode_ranks``).
     """
     out = []
     for p, idx in ((a, ia), (b, ib)):
@@ -261,9 +334,9 @@ def _restrict(
         offsets = np.arange(codes.size) - np.repeat(np.cumsum(counts) - counts, counts)
         pos = p.order[lo[codes] + offsets]
         by_pos = np.argsort(pos)
-        out.append((pos[by_pos], encode_ranks(codes[by_pos])))
-    (px, sx), (py, sy) = out
-    return px, py, sx, sy
+        out.append((pos[by_pos], codes[by_pos]))
+    (px, cx), (py, cy) = out
+    return px, py, cx, cy
 
 
 def verify_many(

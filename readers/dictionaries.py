@@ -13,12 +13,21 @@ Parsing the 80 MB eng-deu file takes seconds, so the parsed table is cached unde
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
 
-from bookdup.dictionary import ISO3, Dictionary, invert, parse_entries
+from bookdup.dictionary import (
+    ISO3,
+    Dictionary,
+    canonical_direction,
+    compose,
+    invert,
+    merge_tables,
+    parse_entries,
+)
 from bookdup.langid import UNDETERMINED
 
 __all__ = [
@@ -31,6 +40,13 @@ __all__ = [
 
 DICTD_DIR = Path("/usr/share/dictd")
 _CACHE_VERSION = 2
+_LEXICON_VERSION = 1
+#: Through English (source → eng → target) when a pair without English has fewer entries
+#: than this in its own files (both directions merged): only where it has none. Measured on
+#: the real Gutenberg translations (docs/EVALUATION.md): a pivot through FreeDict's small
+#: English lexicons adds noise even to the small direct lexicons — z of Werther de–fr 23 →
+#: 13, Alice de–it (7K entries) 19 → 10 — so it only serves pairs with no file at all.
+PIVOT_BELOW = 1
 
 _B64 = {
     c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
@@ -100,25 +116,92 @@ def _cached_dictionary(src: str, tgt: str, index: Path, data: Path, inverted: bo
     return d
 
 
+def _file_dictionary(src: str, tgt: str, directory: Path) -> list[Dictionary]:
+    """The lexicons src → tgt read from the pair's own files: the src-tgt file and the
+    tgt-src file inverted, each when installed."""
+    out = []
+    for inverted, (a, b) in ((False, (src, tgt)), (True, (tgt, src))):
+        index, data = _paths(ISO3[a], ISO3[b], directory)
+        if index.exists() and data.exists():
+            out.append(_cached_dictionary(src, tgt, index, data, inverted))
+    return out
+
+
+def _as_table(d: Dictionary) -> dict[str, list[str]]:
+    return dict(zip(d.words, (t.split(" ") for t in d.translations), strict=True))
+
+
+def _direct_table(src: str, tgt: str, directory: Path) -> tuple[dict[str, tuple[str, ...]], str]:
+    """Both FreeDict files of the pair merged into one src → tgt table, and their names."""
+    parts = _file_dictionary(src, tgt, directory)
+    return merge_tables(*(_as_table(d) for d in parts)), " + ".join(d.origin for d in parts)
+
+
+def _files_key(directory: Path, codes: set[str]) -> str:
+    """Stat of every installed dictd file between ``codes``: a cache key that changes with them."""
+    parts = []
+    for index in sorted(directory.glob("freedict-*-*.index")):
+        langs = index.stem.split("-")[1:]
+        if len(langs) == 2 and set(langs) <= codes:
+            st = index.stat()
+            parts.append(f"{index.stem}:{st.st_mtime_ns}:{st.st_size}")
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
+
+
+def build_lexicon(
+    source: str, target: str, *, directory: Path = DICTD_DIR, pivot_below: int = PIVOT_BELOW
+) -> Dictionary:
+    """The source → target lexicon: both files of the pair merged, plus a pivot through
+    English when the pair has no English side and fewer than ``pivot_below`` entries."""
+    table, origin = _direct_table(source, target, directory)
+    if "en" not in (source, target) and len(table) < pivot_below:
+        to_en, _ = _direct_table(source, "en", directory)
+        from_en, _ = _direct_table("en", target, directory)
+        pivoted = compose(to_en, from_en)
+        if pivoted:
+            table = merge_tables(table, pivoted)
+            origin = f"{origin} + pivot {source}-en-{target}".lstrip(" +")
+    return Dictionary.from_mapping(source, target, table, origin)
+
+
 def load_dictionary(source: str, target: str, *, directory: Path = DICTD_DIR) -> Dictionary:
-    """Lexicon source -> target from FreeDict; the reverse file is inverted when it alone exists."""
+    """Lexicon source -> target from FreeDict: both directions' files merged, pivoted through
+    English where the pair is small or missing (``build_lexicon``); cached on disk."""
     if source not in ISO3 or target not in ISO3 or source == target:
         raise ValueError(
             f"no dictionary for {source}->{target}: languages must differ and be in {sorted(ISO3)}"
         )
-    src3, tgt3 = ISO3[source], ISO3[target]
-    for inverted, (a, b) in ((False, (src3, tgt3)), (True, (tgt3, src3))):
-        index, data = _paths(a, b, directory)
-        if index.exists() and data.exists():
-            return _cached_dictionary(source, target, index, data, inverted)
-    raise ValueError(
-        f"no FreeDict dictionary for {source}->{target} in {directory}: "
-        f"install the Debian package dict-freedict-{src3}-{tgt3} (or dict-freedict-{tgt3}-{src3})"
-    )
+    if (source, target) not in available_pairs(directory):
+        src3, tgt3 = ISO3[source], ISO3[target]
+        raise ValueError(
+            f"no FreeDict dictionary for {source}->{target} in {directory}: install the Debian "
+            f"package dict-freedict-{src3}-{tgt3} (or dict-freedict-{tgt3}-{src3}, or both "
+            f"dict-freedict-{src3}-eng and dict-freedict-eng-{tgt3} to pivot through English)"
+        )
+    key = _files_key(directory, {ISO3[source], ISO3[target], "eng"})
+    path = _cache_dir() / f"lexicon-{source}-{target}-v{_LEXICON_VERSION}-{key}.pkl"
+    try:
+        with open(path, "rb") as fh:
+            words, translations, origin = pickle.load(fh)
+        return Dictionary(source, target, words.split("\n"), translations.split("\n"), origin)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+        pass  # not cached yet: build below
+    d = build_lexicon(source, target, directory=directory)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            blob = ("\n".join(d.words), "\n".join(d.translations), d.origin)
+            pickle.dump(blob, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs time
+    return d
 
 
 def available_pairs(directory: Path = DICTD_DIR) -> list[tuple[str, str]]:
-    """(source, target) pairs loadable from ``directory``, directly or by inverting a file."""
+    """(source, target) pairs loadable from ``directory``: from a file of the pair (either
+    direction), or through English when both legs are installed."""
     code = {v: k for k, v in ISO3.items()}
     pairs: set[tuple[str, str]] = set()
     for index in directory.glob("freedict-*-*.index"):
@@ -129,6 +212,8 @@ def available_pairs(directory: Path = DICTD_DIR) -> list[tuple[str, str]]:
             continue
         a, b = code[parts[1]], code[parts[2]]
         pairs.update({(a, b), (b, a)})
+    to_en = {a for a, b in pairs if b == "en"}
+    pairs.update((a, b) for a in to_en for b in to_en if a != b)
     return sorted(pairs)
 
 
@@ -150,13 +235,18 @@ def resolve_dictionary(
     *,
     directory: Path = DICTD_DIR,
 ) -> Dictionary | None:
-    """The lexicon translating x's unique words into y's language, or None for no translation.
+    """The lexicon between x's and y's languages, or None for no translation.
+
+    The lexicon goes in the pair's canonical direction (``canonical_direction``), whichever
+    book is x: ``bookdup.compare`` translates the book in its source language, so the answer
+    does not depend on argument order.
 
     ``None``: automatic — a dictionary is used when the languages differ, both are known and
-    the pair is installed. A name such as ``"eng-spa"`` or ``"en-es"`` forces that pair
-    (trusting the user over language identification): x is taken to be in whichever of the
-    two languages y is not. A ``Dictionary`` is used as given. ValueError for a malformed name,
-    an unknown language or a pair that is not installed.
+    the pair is reachable. A name such as ``"eng-spa"`` or ``"en-es"`` forces that pair of
+    languages; it must fit the books (every detected language one of its two; two detected
+    languages must differ). A ``Dictionary`` is used as given. ValueError for a malformed
+    name, an unknown language, a pair that does not fit or one that is not installed: never a
+    silent fall back to no translation.
     """
     if isinstance(dictionary, Dictionary):
         return dictionary
@@ -165,14 +255,18 @@ def resolve_dictionary(
             return None
         if (lang_x, lang_y) not in available_pairs(directory):
             return None
-        return load_dictionary(lang_x, lang_y, directory=directory)
+        return load_dictionary(*canonical_direction(lang_x, lang_y), directory=directory)
     src, sep, tgt = dictionary.partition("-")
     if not sep:
         raise ValueError(f"dictionary must look like 'eng-spa' or 'en-es', not {dictionary!r}")
     a, b = _iso1(src), _iso1(tgt)
-    if lang_y == a:
-        return load_dictionary(b, a, directory=directory)
-    return load_dictionary(a, b, directory=directory)
+    known = [lang for lang in (lang_x, lang_y) if lang != UNDETERMINED]
+    if a == b or any(lang not in (a, b) for lang in known) or len(set(known)) < len(known):
+        raise ValueError(
+            f"dictionary {dictionary!r} does not fit these books: they were identified as "
+            f"{lang_x} and {lang_y}, and a {a}-{b} lexicon needs one book in {a} and one in {b}"
+        )
+    return load_dictionary(*canonical_direction(a, b), directory=directory)
 
 
 class Dictionaries:

@@ -8,6 +8,7 @@ out of the queries, as passim does with its max-df cut.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import numpy as np
 from elasticsearch import Elasticsearch
 
 from bookdup.arrays import distinct, isin_sorted
+from bookdup.boilerplate import frequent_df
 from bookdup.evaluate import pair_key
 from bookdup.features import BookFeatures
 from bookdup.relate import Lexicons
@@ -180,6 +182,9 @@ class StopLists:
     max_df: int
     bands: frozenset[str]
     uniq: np.ndarray  # sorted uint32 word hashes, dropped from queries and from verification
+    #: sorted uint32 hashes held as unique words by many books (``bookdup.boilerplate``):
+    #: their dense stretches (licences, notices) are dropped from verification
+    frequent: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.uint32))
 
     @property
     def n_terms(self) -> int:
@@ -193,7 +198,9 @@ class StopLists:
         bands = high_df_terms(client, index, BANDS_FIELD, max_df)
         uniq = high_df_terms(client, index, UNIQ_FIELD, max_df)
         common = np.array(sorted(int(t, 16) for t in uniq), dtype=np.uint32)
-        return cls(n_books, max_df, frozenset(bands), common)
+        held = high_df_terms(client, index, UNIQ_FIELD, frequent_df(n_books) - 1)
+        frequent = np.array(sorted(int(t, 16) for t in held), dtype=np.uint32)
+        return cls(n_books, max_df, frozenset(bands), common, frequent)
 
 
 class CandidateSearcher:

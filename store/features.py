@@ -44,16 +44,18 @@ class FeatureCache:
         index: str,
         common: np.ndarray,
         size: int = DEFAULT_CACHE_SIZE,
+        frequent: np.ndarray | None = None,
     ) -> None:
         self._client = client
         self._index = index
         self._common = common
+        self._frequent = frequent  # collection-frequent words: boilerplate stretches dropped
         self._size = size
         self._items: OrderedDict[str, BookFeatures] = OrderedDict()
 
     def put(self, features: BookFeatures) -> BookFeatures:
         """Cache ``features`` (without the boilerplate words) and return what was cached."""
-        features = drop_common_words(features, self._common)
+        features = drop_common_words(features, self._common, self._frequent)
         self._items[features.book_id] = features
         self._items.move_to_end(features.book_id)
         while len(self._items) > self._size:

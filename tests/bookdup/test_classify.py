@@ -75,13 +75,21 @@ def test_scattered_cover_is_overlap_not_subset():
 
 
 def test_translation_only_when_translated():
-    trans = with_(its=0.68, cs=0.15, n_page_matches=270, book_similarity=0.0)
+    trans = with_(its=0.68, cs=0.15, n_page_matches=270, book_similarity=0.0, order_z=40.0)
     r = classify(trans, same_language=False, translated=True)
     assert r.relation == "TRANSLATION" and r.direction is None
     assert all(r.confidences[c] == 0.0 for c in ("EXACT", "SAME_PAGINATION", "OVERLAPPING_TEXT"))
     assert classify(trans, same_language=False, translated=False).relation != "TRANSLATION"
     weak = classify(with_(its=0.5, n_page_matches=20), same_language=False, translated=True)
-    assert weak.relation == "UNRELATED"
+    assert weak.relation == "UNRELATED"  # no order evidence (z 0)
+
+
+def test_translation_is_decided_on_the_order_statistic_not_its():
+    """A high TRANS-its with chance order is not a translation; a low one with order is."""
+    chance = with_(its=0.68, n_page_matches=270, book_similarity=0.0, order_z=2.0)
+    assert classify(chance, same_language=False, translated=True).relation == "UNRELATED"
+    ordered = with_(its=0.45, n_page_matches=60, book_similarity=0.0, order_z=30.0)
+    assert classify(ordered, same_language=False, translated=True).relation == "TRANSLATION"
 
 
 def test_edition_classes_need_same_language():

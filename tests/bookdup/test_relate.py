@@ -22,15 +22,15 @@ from bookdup.relate import (
 
 @dataclass
 class FakeLexicons:
-    """Lexicons held in memory: only the en→de pair exists."""
+    """Lexicons held in memory: only the de→en pair exists (the canonical direction)."""
 
     lexicon: Dictionary
 
     def targets(self, source: str) -> list[str]:
-        return ["de"] if source == "en" else []
+        return {"en": ["de"], "de": ["en"]}.get(source, [])
 
     def get(self, source: str, target: str) -> Dictionary | None:
-        return self.lexicon if (source, target) == ("en", "de") else None
+        return self.lexicon if (source, target) == ("de", "en") else None
 
 
 def features(book_id: str, language: str, text: str):
@@ -39,7 +39,7 @@ def features(book_id: str, language: str, text: str):
 
 @pytest.fixture
 def lexicons() -> FakeLexicons:
-    return FakeLexicons(Dictionary.from_mapping("en", "de", {"house": ("haus",)}))
+    return FakeLexicons(Dictionary.from_mapping("de", "en", {"haus": ("house",)}))
 
 
 def test_plans_follow_the_languages(lexicons) -> None:
@@ -47,7 +47,8 @@ def test_plans_follow_the_languages(lexicons) -> None:
     assert plan_pair(en, en, lexicons).threshold == SAME_LANGUAGE_FLOOR
     assert plan_pair(en, und, lexicons).dictionary is None  # unknown language: compare as one
     translated = plan_pair(en, de, lexicons)
-    assert translated.dictionary is lexicons.lexicon and translated.threshold == TRANSLATION_FLOOR
+    assert translated.dictionary is lexicons.lexicon and translated.min_z == TRANSLATION_FLOOR
+    assert plan_pair(de, en, lexicons) == translated  # one plan whatever the argument order
     assert plan_pair(en, fr, lexicons) is None  # no lexicon links them: nothing is said
 
 

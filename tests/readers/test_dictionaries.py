@@ -109,12 +109,13 @@ def test_cache_file_is_written_and_used(dictd: Path, cache: Path) -> None:
     si, sd = index.stat(), data.stat()
     key = f"{si.st_mtime_ns}-{si.st_size}-{sd.st_mtime_ns}-{sd.st_size}.pkl"
     path = cache / f"freedict-eng-deu-v2-{key}"
-    assert sorted(p.name for p in cache.iterdir()) == [path.name]
+    (lexicon,) = cache.glob("lexicon-en-de-*.pkl")  # the merged lexicon, and each file parsed
+    assert sorted(p.name for p in cache.iterdir()) == sorted([path.name, lexicon.name])
     with open(path, "rb") as fh:
         assert pickle.load(fh) == ("\n".join(first.words), "\n".join(first.translations))
     # the next load reads the cache, not the dictd files
-    with open(path, "wb") as fh:
-        pickle.dump(("king", "kaiser"), fh)
+    with open(lexicon, "wb") as fh:
+        pickle.dump(("king", "kaiser", "cached"), fh)
     assert table(load_dictionary("en", "de", directory=dictd)) == {"king": ("kaiser",)}
     # the inverted table has its own file
     load_dictionary("de", "en", directory=dictd)
@@ -123,13 +124,13 @@ def test_cache_file_is_written_and_used(dictd: Path, cache: Path) -> None:
 
 def test_unusable_or_stale_cache_reparses(dictd: Path, cache: Path) -> None:
     load_dictionary("en", "de", directory=dictd)
-    (path,) = cache.iterdir()
-    path.write_bytes(b"not a pickle")
+    for path in cache.iterdir():
+        path.write_bytes(b"not a pickle")
     assert table(load_dictionary("en", "de", directory=dictd)) == EN_DE
-    # a changed dictd file (size, mtime) gets a new cache entry
+    # a changed dictd file (size, mtime) gets new cache entries
     write_dictd(dictd, "eng-deu", {("king",): "king\nKönig, Herrscher\n"})
     assert table(load_dictionary("en", "de", directory=dictd)) == {"king": ("könig", "herrscher")}
-    assert len(list(cache.iterdir())) == 2
+    assert len(list(cache.iterdir())) == 4
 
 
 def test_unwritable_cache_only_costs_time(
@@ -161,19 +162,30 @@ def test_available_pairs_needs_both_files_and_known_languages(tmp_path: Path) ->
 
 def test_resolve_automatic(dictd: Path, cache: Path) -> None:
     d = resolve_dictionary("en", "de", None, directory=dictd)
-    assert d is not None and (d.source, d.target) == ("en", "de")
+    assert d is not None and (d.source, d.target) == ("de", "en")  # canonical: into English
+    again = resolve_dictionary("de", "en", None, directory=dictd)
+    assert again is not None and (again.source, again.target) == ("de", "en")
     assert resolve_dictionary("en", "en", None, directory=dictd) is None
     assert resolve_dictionary("und", "de", None, directory=dictd) is None
     assert resolve_dictionary("en", "fr", None, directory=dictd) is None  # not installed
 
 
-def test_resolve_named_pair_translates_x_into_y(dictd: Path, cache: Path) -> None:
+def test_resolve_named_pair_in_its_canonical_direction(dictd: Path, cache: Path) -> None:
     for name in ("eng-deu", "en-de", "de-en", " DEU-eng"):
-        d = resolve_dictionary("en", "de", name, directory=dictd)
-        assert d is not None and (d.source, d.target) == ("en", "de"), name
-    # the user's pair overrides language identification: y in English, so x is German
+        for x, y in (("en", "de"), ("de", "en")):
+            d = resolve_dictionary(x, y, name, directory=dictd)
+            assert d is not None and (d.source, d.target) == ("de", "en"), name
+    # an undetermined language is taken to be the other side of the named pair
     d = resolve_dictionary("und", "en", "eng-deu", directory=dictd)
     assert d is not None and (d.source, d.target) == ("de", "en")
+
+
+def test_named_dictionary_that_does_not_fit_is_an_error(dictd: Path, cache: Path) -> None:
+    for x, y in (("fr", "es"), ("en", "fr"), ("en", "en"), ("de", "de")):
+        with pytest.raises(ValueError, match="does not fit these books"):
+            resolve_dictionary(x, y, "eng-deu", directory=dictd)
+    with pytest.raises(ValueError, match="does not fit"):
+        resolve_dictionary("en", "de", "eng-eng", directory=dictd)
     lexicon = Dictionary.from_mapping("fr", "es", {"roi": ["rey"]})
     assert resolve_dictionary("en", "de", lexicon, directory=dictd) is lexicon
 

@@ -1,0 +1,116 @@
+"""The order statistic against its null (random permutations) and on known cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rapidfuzz.distance import LCSseq
+
+from bookdup.lcs import encode_ranks, lis_length
+from bookdup.orderstat import (
+    lis_null_mean,
+    lis_null_sd,
+    order_evidence,
+    shuffled_evidence,
+)
+
+
+def _lis_of_random_permutations(n: int, samples: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.array([lis_length(rng.permutation(n).tolist()) for _ in range(samples)])
+
+
+@pytest.mark.parametrize("n", [100, 400, 1600])
+def test_null_mean_and_sd_match_simulated_permutations(n: int) -> None:
+    lis = _lis_of_random_permutations(n, 300, seed=n)
+    # Baik–Deift–Johansson with the Tracy–Widom correction: within 2 % of the mean already at
+    # n = 100 (the bare 2·sqrt(n) is off by ~20 % there); the spread is never understated
+    # (that would inflate z) and overstated by at most ~25 %.
+    assert abs(lis.mean() - lis_null_mean(n)) / lis.mean() < 0.02
+    assert 0.75 < lis.std() / lis_null_sd(n) < 1.05
+    assert abs(lis.mean() - 2 * np.sqrt(n)) > abs(lis.mean() - lis_null_mean(n))
+
+
+def test_z_of_random_order_is_standardised_and_never_large() -> None:
+    zs = []
+    for n in (50, 200, 800):
+        lis = _lis_of_random_permutations(n, 200, seed=7 + n)
+        zs.extend(order_evidence(int(v), n).z for v in lis)
+    z = np.array(zs)
+    assert abs(z.mean()) < 0.35
+    assert 0.75 < z.std() < 1.25
+    assert z.max() < 5.0  # the TRANSLATION floor sits far above what chance gives
+
+
+def test_known_cases() -> None:
+    assert order_evidence(0, 0).z == 0.0
+    same_order = order_evidence(500, 500)  # every shared item in order: overwhelming
+    assert same_order.z > 100
+    # the issue's examples: 181 of 259 in order (Betrothed), 104 of 221 (Alice de-fr)
+    assert order_evidence(181, 259).z > 50
+    assert order_evidence(104, 221).z > 25
+    # a chance-level LCS is about zero whatever the size
+    for n in (100, 10_000, 1_000_000):
+        assert abs(order_evidence(round(lis_null_mean(n)), n).z) < 0.5
+
+
+def test_size_free_the_same_share_in_order_means_more_for_more_items() -> None:
+    # the evidence grows with n at a fixed share in order, and a fixed chance excess
+    # (|LCS| - mean in null sds) means the same whatever n
+    assert order_evidence(60, 100).z < order_evidence(600, 1000).z
+    for n in (100, 1000, 10000):
+        lcs = round(lis_null_mean(n) + 3 * lis_null_sd(n))
+        assert order_evidence(lcs, n).z == pytest.approx(3.0, abs=0.5)
+
+
+def _general_null(
+    n_words: int, per_word: int, seed: int
+) -> tuple[int, int, np.ndarray, str, np.ndarray]:
+    """x: n_words source words, each with up to ``per_word`` translations in a random order;
+    y: the distinct translations in an unrelated random order."""
+    rng = np.random.default_rng(seed)
+    vocab = n_words * per_word
+    groups, codes = [], []
+    for w in range(n_words):
+        k = int(rng.integers(1, per_word + 1))
+        codes.extend(rng.choice(vocab, size=k, replace=False).tolist())
+        groups.extend([w] * k)
+    cx, gx = np.array(codes), np.array(groups)
+    cy = rng.permutation(np.unique(cx))
+    sy = encode_ranks(cy)
+    lcs = int(LCSseq.similarity(encode_ranks(cx), sy))
+    return lcs, int(cy.size), gx, sy, cx
+
+
+def test_shuffled_null_calibrates_repeated_items() -> None:
+    zs, naive = [], []
+    for seed in range(20):
+        lcs, n, gx, sy, cx = _general_null(300, 4, seed)
+
+        def lcs_of(o: np.ndarray, cx: np.ndarray = cx, sy: str = sy) -> int:
+            return int(LCSseq.similarity(encode_ranks(cx[o]), sy))
+
+        ev = shuffled_evidence(lcs, n, gx, lcs_of, seed=seed)
+        zs.append(ev.z)
+        naive.append(order_evidence(lcs, n).z)
+    # one-to-many translation inflates the distinct-item z of unrelated order; shuffling
+    # brings it back to about 0
+    assert np.mean(naive) > 2.0
+    assert abs(np.mean(zs)) < 1.0
+    assert max(zs) < 4.0
+
+
+def test_shuffled_evidence_sees_a_real_order() -> None:
+    rng = np.random.default_rng(3)
+    cx = np.repeat(np.arange(200), 2)  # each word with two translations, in order
+    cx[1::2] = rng.integers(200, 400, size=200)  # the second one a random other word
+    cy = np.arange(200)
+    sy = encode_ranks(cy)
+    lcs = int(LCSseq.similarity(encode_ranks(cx), sy))
+    ev = shuffled_evidence(
+        lcs,
+        200,
+        np.repeat(np.arange(200), 2),
+        lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
+    )
+    assert lcs == 200 and ev.z > 40 and ev.shuffles == 8
