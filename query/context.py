@@ -22,6 +22,9 @@ from store.schema import IndexNames
 
 #: Collection state older than this is read again (books indexed meanwhile change it).
 DEFAULT_TTL_S = 300.0
+#: Seconds a read (search, related, explain) retries a failing node before answering: a person
+#: or a program is waiting, so far less than a job's budget (jobs retry for minutes).
+READ_RETRY_S = 10.0
 #: Books whose features the read side keeps in memory (~100 KB each, words-free).
 READ_CACHE_SIZE = 2_000
 

@@ -26,7 +26,7 @@ from bookdup.lcs import align_distinct, align_general
 from bookdup.relate import direction_from_side, plan_pair
 from bookdup.signals import SIGNAL_PARAMS
 from bookdup.translate import translate_unique
-from query.context import BadRequest, NotFound, ReadSide
+from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
 from query.related import page_mapping
 from store.features import get_features
@@ -173,7 +173,7 @@ def alignment_data(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> dict[st
 
 
 def _load(rs: ReadSide, book_id: str) -> tuple[dict[str, Any], BookFeatures]:
-    doc = with_retries()(rs.client.options(ignore_status=404).get)(
+    doc = with_retries(READ_RETRY_S)(rs.client.options(ignore_status=404).get)(
         index=rs.names.books, id=book_id, source=META_FIELDS
     )
     features = get_features(rs.client, rs.names.books, book_id) if doc.body.get("found") else None
@@ -187,7 +187,7 @@ def _load(rs: ReadSide, book_id: str) -> tuple[dict[str, Any], BookFeatures]:
 
 def _stored(rs: ReadSide, a: str, b: str) -> dict[str, Any] | None:
     pair = f"{a}|{b}" if a < b else f"{b}|{a}"
-    doc = with_retries()(rs.client.options(ignore_status=404).get)(
+    doc = with_retries(READ_RETRY_S)(rs.client.options(ignore_status=404).get)(
         index=rs.names.relations, id=pair, source_excludes=["evidence", "signals"]
     )
     if not doc.body.get("found"):

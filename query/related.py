@@ -8,7 +8,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from bookdup.relate import direction_from_side
-from query.context import NotFound
+from query.context import READ_RETRY_S, NotFound
 from query.display import CLASS_ORDER, display_title, relation_label
 from store.retry import with_retries
 
@@ -74,7 +74,7 @@ def _oriented(relation: dict[str, Any], book_id: str) -> dict[str, Any]:
 
 
 def _book(client: Elasticsearch, books_index: str, book_id: str) -> dict[str, Any]:
-    doc = with_retries()(client.options(ignore_status=404).get)(
+    doc = with_retries(READ_RETRY_S)(client.options(ignore_status=404).get)(
         index=books_index, id=book_id, source_excludes=BOOK_FIELDS_HIDDEN
     )
     if not doc.body.get("found"):
@@ -86,7 +86,7 @@ def _book(client: Elasticsearch, books_index: str, book_id: str) -> dict[str, An
 
 def _relations(client: Elasticsearch, relations_index: str, book_id: str) -> list[dict]:
     query = {"bool": {"should": [{"term": {"a": book_id}}, {"term": {"b": book_id}}]}}
-    response = with_retries()(client.search)(
+    response = with_retries(READ_RETRY_S)(client.search)(
         index=relations_index,
         query=query,
         size=MAX_RELATIONS,
@@ -101,7 +101,7 @@ def add_metadata(client: Elasticsearch, books_index: str, relations: list[dict])
     others = sorted({r["book_id"] for r in relations})
     if not others:
         return
-    docs = with_retries()(client.mget)(
+    docs = with_retries(READ_RETRY_S)(client.mget)(
         index=books_index, ids=others, source=OTHER_BOOK_FIELDS
     ).body["docs"]
     meta = {d["_id"]: d["_source"] for d in docs if d.get("found")}

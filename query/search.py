@@ -19,7 +19,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from query.context import BadRequest
+from query.context import READ_RETRY_S, BadRequest
 from query.display import display_title
 from store.retry import with_retries
 
@@ -134,7 +134,7 @@ def cluster_counts(
             },
         },
     }
-    aggs = with_retries()(client.search)(index=index, **body).body["aggregations"]
+    aggs = with_retries(READ_RETRY_S)(client.search)(index=index, **body).body["aggregations"]
     ed = {b["key"]: b["doc_count"] for b in aggs["ed"]["c"]["buckets"]}
     wk = {
         b["key"]: {lb["key"]: lb["doc_count"] for lb in b["lang"]["buckets"]}
@@ -193,7 +193,7 @@ def search(
     """
     text = _check(q, collapse, page, per_page)
     body = _body(text, collapse, page, per_page, filters or {})
-    response = with_retries()(client.search)(index=index, **body).body
+    response = with_retries(READ_RETRY_S)(client.search)(index=index, **body).body
     total_books = response["hits"]["total"]["value"]
     groups = response["aggregations"]["groups"]["value"] if collapse != "none" else total_books
     groups = min(groups, total_books)
