@@ -1,0 +1,153 @@
+"""The read side's commands (search, related/editions, match, explain, serve, sync) as a new
+user meets them: tables and sentences, one wording, one-line errors; a real node."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bookdup.cluster import cluster_id
+from bookdup_cli.main import cli
+from bookdup_cli.read_cmds import _is_loopback
+from store.connection import ConnectionSettings
+from store.schema import IndexNames, drop_indices
+from tests.fixtures_books import gutenberg_body, paginate, word_slice, write_txt
+
+PRIDE, RESET, VOLUME, WALDEN = "pride", "pride-reset", "pride-vol1", "walden"
+
+
+def invoke(names, *args: str):
+    url = ConnectionSettings.from_env().url
+    return CliRunner().invoke(cli, ["--es-url", url, "--index-prefix", names.prefix, *args])
+
+
+@pytest.fixture(scope="module")
+def corpus(es_client, tmp_path_factory):
+    """Two editions of a Pride and Prejudice slice, its first third, and an untitled Walden."""
+    folder = tmp_path_factory.mktemp("read-corpus")
+    lines = word_slice(gutenberg_body("pride-en-pg1342"), 9000, 2000)
+    write_txt(folder / f"{PRIDE}.txt", paginate(lines, 40), title="Pride and Prejudice")
+    write_txt(folder / f"{RESET}.txt", paginate(lines, 29), title="First Impressions")
+    write_txt(folder / f"{VOLUME}.txt", paginate(lines[: len(lines) // 3], 40), title="Volume I")
+    walden = ["WALDEN", "", "by Henry David Thoreau", ""] + word_slice(
+        gutenberg_body("walden-en-pg205"), 6000, 2000
+    )
+    write_txt(folder / f"{WALDEN}.txt", paginate(walden, 40))  # no sidecar: no title
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    assert invoke(names, "index", "--workers", "2", str(folder)).exit_code == 0
+    assert invoke(names, "dedup").exit_code == 0
+    es_client.indices.refresh(index=[names.books, names.relations])
+    yield names, folder
+    drop_indices(es_client, names)
+
+
+def test_search_prints_one_row_per_cluster_with_its_real_size(corpus) -> None:
+    names = corpus[0]
+    result = invoke(names, "search", "Impressions")  # only one of the three editions matches
+    assert result.exit_code == 0, result.output
+    (row,) = result.stdout.splitlines()
+    assert row.startswith(RESET) and "First Impressions" in row and "(3 in cluster)" in row
+    assert "1 edition clusters (1 matching books); page 1 of 1" in result.stderr
+
+    hits = json.loads(invoke(names, "search", "Impressions", "--json").stdout)
+    assert [(h["book_id"], h["cluster_size"], h["matching"]) for h in hits] == [(RESET, 3, 1)]
+    none = invoke(names, "search", "zebracorn")
+    assert none.exit_code == 0 and none.stdout == ""
+    assert "no book matches 'zebracorn'" in none.stderr
+    empty = invoke(names, "search", "  ")
+    assert empty.exit_code == 1 and empty.stderr.startswith("Error: the query is empty")
+
+
+def test_related_is_a_table_per_class_and_editions_is_its_alias(corpus) -> None:
+    names = corpus[0]
+    result = invoke(names, "related", PRIDE)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert out.splitlines()[0].startswith(f"{PRIDE}  en  Pride and Prejudice")
+    assert f"edition cluster {cluster_id([PRIDE, RESET, VOLUME])}" in out
+    assert "same text, different pagination (DIFFERENT_PAGINATION): 1" in out
+    assert "part of / contains (CONTIGUOUS_SUBSET): 1" in out
+    (vol_row,) = [line for line in out.splitlines() if line.strip().startswith(VOLUME)]
+    assert "the other book is contained in this one" in vol_row
+    for raw in ("{'", "other_in_this", "b_in_a", "None", "[]"):
+        assert raw not in out, raw
+    assert invoke(names, "editions", PRIDE).stdout == out
+
+    volume = invoke(names, "related", VOLUME).stdout
+    assert "this book is contained in the other" in volume
+    missing = invoke(names, "related", "no-such-book")
+    assert missing.exit_code == 1
+    assert missing.stderr.strip().splitlines() == [
+        "Error: no book with id 'no-such-book' in " + names.books
+    ]
+
+
+def test_untitled_books_show_a_title_found_in_their_text(corpus) -> None:
+    names = corpus[0]
+    out = invoke(names, "related", WALDEN).stdout
+    assert out.splitlines()[0].startswith(f"{WALDEN}  en  [WALDEN by Henry David Thoreau")
+    assert "no related books found" in out
+
+
+def test_match_of_an_indexed_copy_shows_the_copy_and_the_cluster_it_would_join(corpus) -> None:
+    names, folder = corpus
+    result = invoke(names, "match", str(folder / f"{RESET}.txt"))
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert f"would join edition cluster {cluster_id([PRIDE, RESET, VOLUME])}" in out
+    assert "EXACT" in out and f"  {RESET}  " in out  # the indexed copy is not hidden
+    assert "None" not in out and "[]" not in out
+    as_json = json.loads(
+        invoke(names, "editions", "--file", str(folder / f"{RESET}.txt"), "--json").stdout
+    )
+    found = {r["book_id"]: r for r in as_json["relations"]}
+    assert found[RESET]["relation"] == "EXACT" and found[PRIDE]["language"] == "en"
+    assert found[PRIDE]["title"] == "Pride and Prejudice"
+
+
+def test_explain_prints_the_decision_and_writes_the_picture(corpus, tmp_path: Path) -> None:
+    names = corpus[0]
+    svg = tmp_path / "pair.svg"
+    result = invoke(names, "explain", VOLUME, PRIDE, "--plot", str(svg))
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "CONTIGUOUS_SUBSET (part of / contains)" in out
+    assert "A is pages 1–" in out and "of B" in out
+    assert "how it was decided:" in out and "confidence of each class:" in out
+    assert svg.read_bytes().lstrip().startswith(b"<?xml") and b"<svg" in svg.read_bytes()
+    as_json = json.loads(invoke(names, "explain", VOLUME, PRIDE, "--json").stdout)
+    assert as_json["direction"] == "this_in_other"
+    same = invoke(names, "explain", PRIDE, PRIDE)
+    assert same.exit_code == 1 and "same book" in same.stderr
+
+
+def test_sync_into_a_catalog_index(es_client, corpus) -> None:
+    names = corpus[0]
+    catalog = f"catalog-{uuid.uuid4().hex[:8]}"
+    es_client.indices.create(index=catalog, mappings={"properties": {"title": {"type": "text"}}})
+    try:
+        for book in (PRIDE, RESET, "someone-else"):
+            es_client.index(index=catalog, id=book, document={"title": book}, refresh=True)
+        result = invoke(names, "sync", "--into", catalog)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.startswith(f"{catalog}: 2 catalog documents matched bookdup books")
+        assert "updated 2, 0 already current; 2 bookdup books not in the catalog" in result.stdout
+        again = json.loads(invoke(names, "sync", "--into", catalog, "--json").stdout)
+        assert (again["updated"], again["unchanged"]) == (0, 2)
+        doc = es_client.get(index=catalog, id=RESET)["_source"]
+        assert doc["edition_cluster"] == cluster_id([PRIDE, RESET, VOLUME])
+    finally:
+        es_client.indices.delete(index=catalog)
+    bad = invoke(names, "sync", "--into", names.books)
+    assert bad.exit_code == 1 and "bookdup's own" in bad.stderr
+
+
+def test_serve_binds_loopback_by_default() -> None:
+    result = CliRunner().invoke(cli, ["serve", "--help"])
+    assert "--host TEXT" in result.output and "[default: 127.0.0.1]" in result.output
+    assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
+    assert not _is_loopback("0.0.0.0") and not _is_loopback("example.org")
