@@ -1,0 +1,224 @@
+"""Read-side benchmark: latency of related(), collapsed search(), match() and explain() with
+its picture, and the HTTP API under concurrent clients, on a generated corpus.
+
+    python benchmarks/bench_read.py --books 1000 --workdir /tmp/bench-read
+    python benchmarks/bench_read.py --books 1000 --reuse      # index already built
+
+Needs a running node (ELASTICSEARCH_URL). The corpus is generated (``generator``) and indexed
+and deduplicated under the prefix ``benchread-<N>`` unless ``--reuse``. The HTTP part runs
+``bookdup serve`` in its own process and ``--clients`` threads with keep-alive connections
+for ``--seconds``. Prints p50/p95 per call and ends with one ``RESULT name=value …`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+
+from bookdup.model import Book
+from generator.corpus import GeneratorConfig, generate_corpus
+from indexer.dedup_job import run_dedup
+from indexer.index_job import run_index
+from query.context import ReadSide
+from query.explain import explain
+from query.match import match, read_one_book
+from query.plots import render_explain
+from query.related import related
+from query.search import search
+from store.connection import ConnectionSettings, connect
+from store.iterate import iter_documents
+from store.schema import IndexNames, drop_indices
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return statistics.median(ordered), p95
+
+
+def timed(call: Callable[[], object], n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        call()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def build(client, names: IndexNames, n_books: int, workdir: Path, seed: int) -> Path:
+    out = workdir / f"corpus-{n_books}-s{seed}"
+    if not (out / "ground_truth.jsonl").exists():
+        generate_corpus(GeneratorConfig(seed=seed, n_books=n_books), out)
+    drop_indices(client, names)
+    t0 = time.monotonic()
+    run_index(client, names, [out / "books"])
+    run_dedup(client, names)
+    client.indices.refresh(index=[names.books, names.relations])
+    print(f"indexed and deduplicated {n_books} books in {time.monotonic() - t0:.0f} s")
+    return out
+
+
+def search_words(client, names: IndexNames, rng: random.Random, n: int) -> list[str]:
+    """Query strings: two words from the opening text of random books."""
+    hits = list(iter_documents(client, names.books, source=["excerpt"]))
+    out = []
+    for hit in rng.sample(hits, min(n, len(hits))):
+        words = [w for w in (hit["_source"].get("excerpt") or "").split() if w.isalpha()]
+        out.append(" ".join(rng.sample(words, 2)) if len(words) >= 2 else "the")
+    return out
+
+
+def bench_calls(rs: ReadSide, ids: list[str], queries: list[str], book: Book) -> dict:
+    names, rng = rs.names, random.Random(1)
+    rel = timed(lambda: related(rs.client, names.books, names.relations, rng.choice(ids)), 300)
+    qs = iter(queries * 3)
+    srch = timed(lambda: search(rs.client, names.books, next(qs)), 300)
+    rs.state()  # stop lists and lexicons: read once per server lifetime, not per request
+    mt = timed(lambda: match(rs, book), 5)
+    pairs = []
+    for book_id in ids[:20]:
+        found = related(rs.client, names.books, names.relations, book_id)["relations"]
+        pairs += [(book_id, r["book_id"]) for r in found[:1]]
+    it = iter(pairs * 5)
+
+    def explain_with_picture() -> None:
+        a, b = next(it)
+        render_explain(explain(rs, a, b), "png")
+
+    ex = timed(explain_with_picture, min(20, len(pairs)))
+    return {"related": rel, "search": srch, "match": mt, "explain": ex}
+
+
+def http_load(port: int, paths: list[str], clients: int, seconds: float) -> dict[str, float]:
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def client_loop(seed: int) -> None:
+        rng = random.Random(seed)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        mine: list[float] = []
+        while time.monotonic() < stop:
+            t0 = time.perf_counter()
+            try:
+                conn.request("GET", rng.choice(paths))
+                response = conn.getresponse()
+                response.read()
+                ok = response.status == 200
+            except (OSError, http.client.HTTPException):
+                ok = False
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            mine.append((time.perf_counter() - t0) * 1000)
+            if not ok:
+                with lock:
+                    errors[0] += 1
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client_loop, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    p50, p95 = percentiles(latencies)
+    return {"rps": len(latencies) / seconds, "p50": p50, "p95": p95, "errors": errors[0]}
+
+
+def serve(names: IndexNames, port: int) -> subprocess.Popen:
+    env = dict(os.environ, BOOKDUP_INDEX_PREFIX=names.prefix)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from bookdup_cli.main import cli; cli()",
+            "serve",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(200):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/openapi.json")
+            if conn.getresponse().status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("bookdup serve did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--books", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench-read"))
+    parser.add_argument("--reuse", action="store_true", help="the index is already built")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+
+    client = connect(ConnectionSettings.from_env(timeout=300))
+    names = IndexNames(f"benchread-{args.books}")
+    corpus = args.workdir / f"corpus-{args.books}-s{args.seed}"
+    if not args.reuse:
+        corpus = build(client, names, args.books, args.workdir, args.seed)
+    rs = ReadSide(client, names)
+    ids = sorted(h["_id"] for h in iter_documents(client, names.books, source=False))
+    rng = random.Random(args.seed)
+    queries = search_words(client, names, rng, 100)
+    # match() of a long real text: Pride and Prejudice (~120K words), else the largest book
+    real = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "gutenberg"
+    biggest = real / "pride-en-pg1342.txt"
+    if not biggest.exists():
+        biggest = max((corpus / "books").iterdir(), key=lambda p: p.stat().st_size)
+    book = read_one_book(biggest)
+    n_words = sum(len(p.split()) for p in book.pages)
+    calls = bench_calls(rs, ids, queries, book)
+    results = {}
+    for name, samples in calls.items():
+        p50, p95 = percentiles(samples)
+        results[f"{name}_p50_ms"], results[f"{name}_p95_ms"] = round(p50, 1), round(p95, 1)
+        print(f"{name:8s} n={len(samples):4d}  p50 {p50:8.1f} ms  p95 {p95:8.1f} ms")
+    print(f"(match: a {n_words:,}-word book, {biggest.name})")
+
+    paths = [f"/api/books/{urllib.parse.quote(i)}/related" for i in ids[:500]]
+    paths += [f"/api/search?q={urllib.parse.quote(q)}" for q in queries]
+    proc = serve(names, args.port)
+    try:
+        load = http_load(args.port, paths, args.clients, args.seconds)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    print(
+        f"HTTP: {args.clients} clients for {args.seconds:.0f} s: {load['rps']:.0f} requests/s, "
+        f"p50 {load['p50']:.0f} ms, p95 {load['p95']:.0f} ms, {load['errors']} errors"
+    )
+    results.update(
+        books=args.books,
+        match_words=n_words,
+        http_clients=args.clients,
+        http_rps=round(load["rps"], 1),
+        http_p95_ms=round(load["p95"], 1),
+        http_errors=load["errors"],
+    )
+    print("RESULT " + " ".join(f"{k}={v}" for k, v in results.items()))
+
+
+if __name__ == "__main__":
+    main()
