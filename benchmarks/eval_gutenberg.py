@@ -9,7 +9,7 @@ stored against the pair table of the folder's README.md:
   translation between two languages without a FreeDict lexicon is out of reach by design;
 * recall per ground-truth type with the predicted classes, precision per predicted class;
 * MAP of translation retrieval per language pair (TRANS §5; each book ranks the other
-  language's books by the TRANS-its of stored TRANSLATION relations);
+  language's books by the order statistic z of stored TRANSLATION relations);
 * the fraction of all n(n−1)/2 pairs that were verified;
 * every miss and every false match, explained from the dedup job's own view of the pair
   (candidate retrieval re-run for the pair, then the same verification with boilerplate
@@ -166,12 +166,13 @@ def explain(
         if plan is None:
             out[key] = f"candidate={is_cand}; not verifiable ({la}-{lb}: no lexicon)"
             continue
-        r = compare_features(fa, fb, dictionary=plan.dictionary, threshold=plan.threshold)
+        r = compare_features(fa, fb, dictionary=plan.dictionary)
         s = r.get("signals", {})
         conf = {k: v for k, v in r.get("confidences", {}).items() if v >= 0.05}
+        z = (r.get("order") or {}).get("z", 0.0)
         out[key] = (
-            f"candidate={is_cand}; {r['scores']} {la}-{lb}: its={r['its']:.3f} lcs={r['lcs']} "
-            f"shared={r['shared']} |X|={r['x']} |Y|={r['y']}; "
+            f"candidate={is_cand}; {r['scores']} {la}-{lb}: z={z:.1f} its={r['its']:.3f} "
+            f"lcs={r['lcs']} shared={r['shared']} |X|={r['x']} |Y|={r['y']}; "
             f"cov={s.get('coverage_x', 0):.2f}/{s.get('coverage_y', 0):.2f}; "
             f"→ {r['relation']} {json.dumps(conf)}"
         )
@@ -205,7 +206,9 @@ def translation_maps(
     lang = {t.a: t.lang_a for t in truth} | {t.b: t.lang_b for t in truth}
     lang = {**langs, **lang}
     scores = [
-        (r["a"], r["b"], float(r["its"])) for r in relations if r["relation"] == "TRANSLATION"
+        (r["a"], r["b"], float((r.get("signals") or {}).get("order_z", r["its"])))
+        for r in relations
+        if r["relation"] == "TRANSLATION"
     ]
     out = {}
     for src, tgt in sorted({(lang[d["a"]], lang[d["b"]]) for d in gt}):

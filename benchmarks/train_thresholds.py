@@ -169,11 +169,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     trans = train_test(cross, args.seed)
     p = CLASSIFIER_PARAMS
     mid_its = sum(p.min_its) / 2
-    mid_trans = sum(p.translation_its) / 2
+    # TRANSLATION is decided on the order statistic since issue 12; the old TRANS-its ramp is
+    # kept here as the reference the trained TRANS-its threshold is compared with.
+    old_translation_its = (0.53, 0.58)
+    mid_trans = sum(old_translation_its) / 2
     print(f"corpus: {' '.join(cmd)}  (books with features: {len(feats)})")
     for name, m, ramp, rows in (
         ("DUPNIQ-its (same language)", dup, p.min_its, same),
-        ("TRANS-its (translations)", trans, p.translation_its, cross),
+        ("TRANS-its (translations)", trans, old_translation_its, cross),
     ):
         print(f"{name}: " + json.dumps({k: round(v, 4) for k, v in m.items()}))
         print(
