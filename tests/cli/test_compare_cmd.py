@@ -55,11 +55,22 @@ def test_translation_found_automatically():
     result = CliRunner().invoke(compare, [str(en), str(de), "--json"])
     assert result.exit_code == 0, result.output
     r = json.loads(result.output)
-    assert r["languages"] == ["en", "de"] and r["dictionary"] == "en-de"
+    # one lexicon direction per pair (into English), whichever file comes first
+    assert r["languages"] == ["en", "de"] and r["dictionary"] == "de-en"
     assert r["scores"] == "TRANS" and r["relation"] == "TRANSLATION"
-    # naming the pair either way round translates x into y's language
-    result = CliRunner().invoke(compare, [str(en), str(de), "--json", "--dictionary", "deu-eng"])
-    assert json.loads(result.output)["dictionary"] == "en-de"
+    back = CliRunner().invoke(compare, [str(de), str(en), "--json"])
+    rb = json.loads(back.output)
+    assert rb["relation"] == r["relation"] and rb["order"] == r["order"]
+    # naming the pair either way round gives the same lexicon
+    result = CliRunner().invoke(compare, [str(en), str(de), "--json", "--dictionary", "eng-deu"])
+    assert json.loads(result.output)["dictionary"] == "de-en"
+
+
+@pytest.mark.skipif(("en", "de") not in available_pairs(), reason="FreeDict eng-deu not installed")
+def test_dictionary_that_does_not_fit_is_a_usage_error():
+    en, de = GUTENBERG / "alice-en-pg11.txt", GUTENBERG / "alice-de-zimmermann-pg19778.txt"
+    result = CliRunner().invoke(compare, [str(en), str(de), "--dictionary", "fra-spa"])
+    assert result.exit_code != 0 and "does not fit these books" in result.output
 
 
 def test_unknown_dictionary_is_a_usage_error(files):
