@@ -120,15 +120,16 @@ def _dot_plot(ax: Any, e: dict[str, Any]) -> None:
 
 
 def _strip(ax: Any, values: list[float], frames: list[float], name: str, n_pages: int) -> None:
-    """One book as a strip of bins: shared text green, shared boilerplate orange."""
+    """One book as a strip of bins: shared text green, shared boilerplate orange (one image)."""
+    import numpy as np
     from matplotlib.colors import to_rgb
 
-    width = 100 / max(len(values), 1)
-    white = (1.0, 1.0, 1.0)
-    for i, (v, f) in enumerate(zip(values, frames, strict=True)):
-        colour, share = (RUN_COLOUR, v) if v >= f else (FRAME_COLOUR, f)
-        rgb = tuple(w + share * (c - w) for w, c in zip(white, to_rgb(colour), strict=True))
-        ax.axvspan(i * width, (i + 1) * width, color=rgb, lw=0)
+    text, frame = np.asarray(values, float), np.asarray(frames, float)
+    use_text = (text >= frame)[:, None]
+    share = np.where(use_text[:, 0], text, frame)[:, None]
+    colour = np.where(use_text, to_rgb(RUN_COLOUR), to_rgb(FRAME_COLOUR))
+    rgb = 1.0 + share * (colour - 1.0)  # blend from white by the share of the bin
+    ax.imshow(rgb[None, :, :], aspect="auto", extent=(0, 100, 0, 1), interpolation="nearest")
     ax.set_ylim(0, 1)
     ax.set_yticks([])
     ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
