@@ -54,3 +54,20 @@ def test_rewriting_same_ids_never_duplicates(es_client, index_names):
     bulk_write(es_client, actions)
     bulk_write(es_client, actions, refresh="wait_for")
     assert es_client.count(index=index_names.books)["count"] == 10
+
+
+def test_chunk_size_halves_under_rejections_and_recovers_a_quarter_at_a_time() -> None:
+    from store.bulk import ChunkSize
+
+    size = ChunkSize(500)
+    for expected in (250, 125, 62, 31):
+        size.back_off()
+        assert size.current == expected
+    for _ in range(20):
+        size.back_off()
+    assert size.current == 1  # never below one document
+    size.recover()
+    assert size.current == 126  # + a quarter of what was asked for
+    for _ in range(5):
+        size.recover()
+    assert size.current == 500  # and never above it
