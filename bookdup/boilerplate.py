@@ -55,6 +55,10 @@ MIN_FREQUENT_DF = 10
 #: A boilerplate stretch: a window of this many unique words at least this dense in
 #: frequent words, stretches closer than ``_CLOSE`` merged, kept from ``_MIN_LEN`` words.
 _WINDOW, _DENSITY, _CLOSE, _MIN_LEN = 25, 0.5, 60, 40
+#: A stretch starting in the back ``1 - _BACK`` of the sequence runs on to its end, one ending
+#: in its front ``_FRONT`` back to its start (``boilerplate_mask``). The same shares as
+#: ``bookdup.signals.SignalParams.frame_back`` / ``frame_front``.
+_FRONT, _BACK = 0.25, 0.5
 
 
 def frequent_df(n_books: int) -> int:
@@ -63,7 +67,17 @@ def frequent_df(n_books: int) -> int:
 
 
 def boilerplate_mask(hashes: np.ndarray, frequent: np.ndarray) -> np.ndarray:
-    """Positions of a unique-word sequence inside dense stretches of ``frequent`` words."""
+    """Positions of a unique-word sequence inside dense stretches of ``frequent`` words.
+
+    A stretch in the back of the book is extended to its end, one in the front to its start:
+    a licence or a header runs to the edge of the file, but only its densest part passes the
+    density test, and how dense it is depends on the book (a short book holds more of the
+    licence's words as unique words, so its licence is sparser in frequent words). Cutting
+    only the middle out of a licence that two books share leaves its ends behind, one of them
+    without its partner in the other book: the shared remnant no longer reaches the edge of
+    both books, is no longer recognised as boilerplate by ``bookdup.signals`` (a frame), and
+    is taken for shared text 200 pages off the page mapping.
+    """
     out = np.zeros(hashes.size, dtype=bool)
     if hashes.size < _WINDOW or frequent.size == 0:
         return out
@@ -77,8 +91,13 @@ def boilerplate_mask(hashes: np.ndarray, frequent: np.ndarray) -> np.ndarray:
             stretches[-1][1] = end
         else:
             stretches.append([start, end])
+    n = hashes.size
     for start, end in stretches:
         if end - start >= _MIN_LEN:
+            if start >= _BACK * n:
+                end = n
+            if end <= _FRONT * n:
+                start = 0
             out[start:end] = True
     return out
 

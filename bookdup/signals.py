@@ -61,7 +61,9 @@ class SignalParams:
     #: Front/back matter shared by unrelated books — the Project Gutenberg header and
     #: licence, publisher adverts — is not shared text. A run is such a *frame* when, in both
     #: books, it touches the edge (starts in the first / ends in the last ``frame_edge`` of
-    #: the pages) and stays within the front ``frame_front`` / back ``frame_back`` of them.
+    #: the pages) and stays within the front ``frame_front`` / back ``frame_back`` of them;
+    #: pages past the first / last holding unique words do not count (blank, or boilerplate
+    #: the dedup job dropped).
     #: The PG licence (~360 lines) is 10% of a 300-page book but 30% of a tiny one, so the
     #: back allowance is generous; nothing but boilerplate ends both books that way without
     #: anything else in common. Headers are short, and a front allowance of 1/2 would take
@@ -178,29 +180,63 @@ def _runs(
     return [slice(int(s), int(e)) for s, e in zip(starts, ends, strict=True) if e - s >= min_len]
 
 
-def _is_frame(px: np.ndarray, py: np.ndarray, nx: int, ny: int, p: SignalParams) -> bool:
-    """Whether a run is front matter of both books or back matter of both (see SignalParams)."""
-    rx = (px.min() / nx, (px.max() + 1) / nx)
-    ry = (py.min() / ny, (py.max() + 1) / ny)
-    front = max(rx[0], ry[0]) < p.frame_edge and max(rx[1], ry[1]) <= p.frame_front
-    back = min(rx[1], ry[1]) > 1 - p.frame_edge and min(rx[0], ry[0]) >= p.frame_back
-    return bool(front or back)
+def _word_extent(word_pages: np.ndarray, n_pages: int) -> tuple[int, int]:
+    """[first, last + 1) of the pages holding unique words: where the book's text starts and
+    ends (all its pages when it has none). Pages beyond hold nothing a run could reach:
+    blank pages, plates, or boilerplate already dropped (``bookdup.boilerplate``)."""
+    if word_pages.size == 0:
+        return 0, max(n_pages, 1)
+    return int(word_pages.min()), int(word_pages.max()) + 1
+
+
+def _frame_side(
+    px: np.ndarray, py: np.ndarray, ex: tuple[int, int], ey: tuple[int, int], p: SignalParams
+) -> str | None:
+    """Which side a run is boilerplate of: ``"front"`` when it is front matter of both books,
+    ``"back"`` when back matter of both (see SignalParams), None when it is shared text.
+
+    Positions are shares of each book's word extent ``ex`` / ``ey`` (``_word_extent``), not of
+    its page count: once a collection's boilerplate stretches are dropped, the remnant of a
+    licence two books share ends where their words end, pages before the last.
+    """
+    rx = _extent_share(px, ex)
+    ry = _extent_share(py, ey)
+    if max(rx[0], ry[0]) < p.frame_edge and max(rx[1], ry[1]) <= p.frame_front:
+        return "front"
+    if min(rx[1], ry[1]) > 1 - p.frame_edge and min(rx[0], ry[0]) >= p.frame_back:
+        return "back"
+    return None
+
+
+def _extent_share(pages: np.ndarray, extent: tuple[int, int]) -> tuple[float, float]:
+    lo, hi = extent
+    width = max(hi - lo, 1)
+    return (int(pages.min()) - lo) / width, (int(pages.max()) + 1 - lo) / width
 
 
 def _coverage(
-    pages: np.ndarray, runs: list[slice], frames: list[slice], word_pages: np.ndarray, n_pages: int
+    pages: np.ndarray,
+    runs: list[slice],
+    frames: list[tuple[slice, str]],
+    word_pages: np.ndarray,
+    n_pages: int,
 ) -> tuple[float, float, float]:
     """(coverage, span, contiguity) of one book's runs, weighted by its unique words per page.
 
-    Pages of frame runs (boilerplate) are neutral: neither covered nor counted in the total.
+    Pages of frame runs (boilerplate) are neutral: neither covered nor counted in the total;
+    a back frame's from its first page to the end of the book, a front frame's from the start
+    to its last page (what lies beyond shared boilerplate is more of it: the rest of a licence
+    whose partner in the other book was dropped, a digitiser's notice).
     """
     if not runs or n_pages <= 0:
         return 0.0, 0.0, 0.0
     weight = np.bincount(word_pages, minlength=n_pages).astype(np.float64)[:n_pages]
     if weight.sum() == 0:  # no unique words at all: weigh pages equally
         weight = np.ones(n_pages)
-    for r in frames:
-        weight[pages[r].min() : pages[r].max() + 1] = 0.0
+    for r, side in frames:
+        lo_frame = 0 if side == "front" else int(pages[r].min())
+        hi_frame = n_pages if side == "back" else int(pages[r].max()) + 1
+        weight[lo_frame:hi_frame] = 0.0
     covered = np.zeros(n_pages, dtype=bool)
     run_weights = []
     lo, hi = n_pages, -1
@@ -289,9 +325,14 @@ def compute_signals(
             px, py, min_run = sx, sy, params.min_run_pages
 
     runs: list[slice] = []
-    frames: list[slice] = []
+    frames: list[tuple[slice, str]] = []
+    ex, ey = _word_extent(fa.unique.pages, nx_pages), _word_extent(fb.unique.pages, ny_pages)
     for r in _runs(px, py, fa, fb, params.max_gap_words, min_run):
-        (frames if _is_frame(px[r], py[r], nx_pages, ny_pages, params) else runs).append(r)
+        side = _frame_side(px[r], py[r], ex, ey, params)
+        if side is None:
+            runs.append(r)
+        else:
+            frames.append((r, side))
     if runs:
         rx = np.concatenate([px[r] for r in runs])
         ry = np.concatenate([py[r] for r in runs])
