@@ -8,6 +8,7 @@ Settings come from flags or the environment (``ELASTICSEARCH_URL``, ``ELASTICSEA
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ from elasticsearch import (
     AuthenticationException,
     AuthorizationException,
     Elasticsearch,
+    SSLError,
     TransportError,
     UnsupportedProductError,
 )
@@ -88,9 +90,25 @@ def make_client(settings: ConnectionSettings) -> Elasticsearch:
     return Elasticsearch(settings.url, **kwargs)
 
 
+def _tls_reason(exc: SSLError) -> str:
+    """The innermost TLS failure (``certificate verify failed: ...``), without the wrappers."""
+    inner: Any = exc
+    while getattr(inner, "errors", None):
+        inner = inner.errors[-1]
+    text = str(getattr(inner, "message", inner))
+    return " ".join(re.sub(r"^\[[A-Z0-9_: ]+\]\s*|\s*\(_ssl\.c:\d+\)", "", text).split())
+
+
 def explain_error(exc: Exception, settings: ConnectionSettings) -> str:
     """Turn a client exception into one line that tells the user what to do."""
     url = settings.safe_url
+    if isinstance(exc, SSLError):  # before ConnectionError, its base: the node did answer
+        fix = (
+            f"check the CA file {settings.ca_certs} (--ca-certs / ELASTICSEARCH_CA_CERTS)"
+            if settings.ca_certs
+            else "pass the cluster's CA certificate with --ca-certs / ELASTICSEARCH_CA_CERTS"
+        )
+        return f"TLS with Elasticsearch at {url} failed ({_tls_reason(exc)}): {fix}"
     if isinstance(exc, ESConnectionError):
         return (
             f"cannot reach Elasticsearch at {url}: start a local node with `bookdup es up` "
@@ -119,7 +137,13 @@ def connect(settings: ConnectionSettings | None = None) -> Elasticsearch:
     comes from the local node's info instead.
     """
     settings = settings or ConnectionSettings.from_env()
-    client = make_client(settings)
+    try:
+        client = make_client(settings)
+    except ValueError as exc:  # the client's message may quote the URL, password and all
+        reason = " ".join(re.sub(r"(\w+://)[^\s'\"]*@", r"\1", str(exc)).split())
+        raise ElasticsearchUnavailable(
+            f"cannot use {settings.safe_url}: {reason} (check --es-url / ELASTICSEARCH_URL)"
+        ) from None
     try:
         info = client.nodes.info(node_id="_local", metric="_none", filter_path="nodes.*.version")
     except Exception as exc:  # noqa: BLE001 - every failure becomes one clear line
