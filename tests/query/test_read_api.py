@@ -145,7 +145,7 @@ def test_related_returns_exactly_the_ground_truth_grouped_by_class(es_client, re
     (part,) = whole["groups"][0]["books"]
     assert (part["book_id"], part["direction"]) == (TOM_PART1, "other_in_this")
     mapping = part["page_mapping"]
-    assert mapping["other_covered"] > 0.8 and mapping["this_covered"] < 0.3
+    assert mapping["other_covered"] > 0.9 and mapping["this_covered"] < 0.3
     assert 0.9 < mapping["slope"] < 1.1
     with pytest.raises(NotFound):
         related(es_client, names.books, names.relations, "no-such-book")
