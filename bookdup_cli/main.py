@@ -85,6 +85,13 @@ def cli(
 @click.option("--workers", type=int, default=None, help="processes (default: all cores)")
 @click.option("--lines-per-page", type=int, default=40, show_default=True)
 @click.option("--encoding", default=None, help="force an input encoding instead of detecting")
+@click.option(
+    "--max-book-mb",
+    type=click.FloatRange(min=0, min_open=True),
+    default=32,
+    show_default=True,
+    help="largest book accepted, in MB of text; a larger one is reported and skipped",
+)
 @pass_context
 def index_cmd(
     ctx: Context,
@@ -92,14 +99,23 @@ def index_cmd(
     workers: int | None,
     lines_per_page: int,
     encoding: str | None,
+    max_book_mb: float,
 ) -> None:
-    """Read books from PATHS (txt, page folders, JSONL, ALTO, hOCR, _djvu.txt) and index them."""
+    """Read books from PATHS (txt, page folders, JSONL, ALTO, hOCR, _djvu.txt; any of them
+    .gz) and index them."""
     from indexer.index_job import IndexOptions, count_inputs, run_index
 
     client = ctx.client()
-    options = IndexOptions(lines_per_page=lines_per_page, encoding=encoding)
+    options = IndexOptions(
+        lines_per_page=lines_per_page, encoding=encoding, max_book_mb=max_book_mb
+    )
     if workers:
-        options = IndexOptions(workers=workers, lines_per_page=lines_per_page, encoding=encoding)
+        options = IndexOptions(
+            workers=workers,
+            lines_per_page=lines_per_page,
+            encoding=encoding,
+            max_book_mb=max_book_mb,
+        )
     with Progress("indexing", total=count_inputs(list(paths)), unit="books") as bar:
         summary = run_index(client, ctx.names, list(paths), options, progress=bar.update)
     click.echo(

@@ -42,7 +42,7 @@ from indexer.index_worker import (
     stored_verdict,
 )
 from readers import ReadError, Source, check_read_options, iter_sources, read_source
-from readers.common import decoding_warning
+from readers.common import DEFAULT_MAX_BOOK_MB, MB, decoding_warning, plain_name
 from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
@@ -78,6 +78,13 @@ class IndexOptions:
     # and a request stays a few MB (a 50K-word book's document is ~100-300 KB).
     bulk_chunk: int = 20
     params: FeatureParams = field(default_factory=FeatureParams)
+    # The largest book read, in MB of text (readers.common.DEFAULT_MAX_BOOK_MB says why 32);
+    # a larger one is refused with its file, size and this limit, and never held in memory.
+    max_book_mb: float = DEFAULT_MAX_BOOK_MB
+
+    @property
+    def max_book_bytes(self) -> int:
+        return int(self.max_book_mb * MB)
 
 
 @dataclass
@@ -115,15 +122,17 @@ class IndexSummary:
 
 
 def count_inputs(paths: Iterable[Path]) -> int:
-    """A cheap estimate of how many books ``paths`` hold, for the progress bar's ETA."""
+    """A cheap estimate of how many books ``paths`` hold, for the progress bar's ETA (JSONL
+    lines counted in 1 MB blocks: one line may be a gigabyte)."""
     total = 0
     for path in paths:
+        suffix = plain_name(path).suffix.lower()  # `.txt.gz` counts as `.txt`
         if path.is_dir():
             total += count_inputs(sorted(path.iterdir()))
         elif path.suffix.lower() == ".jsonl":
             with path.open("rb") as fh:
-                total += sum(1 for line in fh if line.strip())
-        elif path.suffix.lower() in {".txt", ".xml", ".html", ".hocr", ".htm"}:
+                total += sum(block.count(b"\n") for block in iter(lambda: fh.read(MB), b""))
+        elif suffix in {".txt", ".xml", ".html", ".hocr", ".htm"}:
             total += 1
     return total
 
@@ -131,12 +140,17 @@ def count_inputs(paths: Iterable[Path]) -> int:
 # --- stage 1: walk the inputs ---------------------------------------------------------------
 
 
-def _walk(paths: list[Path], lines_per_page: int, encoding: str | None) -> Iterator[WorkItem]:
+def _walk(paths: list[Path], options: IndexOptions) -> Iterator[WorkItem]:
     """The walk's sources, except that JSONL files are read here, record by record: parsing a
     line is cheap, and a JSONL file holds many books."""
     for source in iter_sources(paths):
         if isinstance(source, Source) and source.kind == "jsonl":
-            yield from read_source(source, lines_per_page=lines_per_page, encoding=encoding)
+            yield from read_source(
+                source,
+                lines_per_page=options.lines_per_page,
+                encoding=options.encoding,
+                max_bytes=options.max_book_bytes,
+            )
         else:
             yield source
 
@@ -278,10 +292,16 @@ class _IndexRun:
         workers; this process walks the inputs, looks up stored hashes (one mget per batch) and
         settles each book in reading order."""
         options = self._options
-        check_read_options(options.lines_per_page, options.encoding)
-        task = Task(options.lines_per_page, options.encoding, options.uniq_modulus, options.params)
+        check_read_options(options.lines_per_page, options.encoding, options.max_book_bytes)
+        task = Task(
+            options.lines_per_page,
+            options.encoding,
+            options.uniq_modulus,
+            options.params,
+            options.max_book_bytes,
+        )
         in_flight = _ReadingOrder(limit=options.workers * 4)
-        items = _walk(self._paths, options.lines_per_page, options.encoding)
+        items = _walk(self._paths, options)
         for batch in batched(items, options.lookup_batch):
             stored = self._lookup.stored(_batch_ids(batch))
             failpoint("index.batch")

@@ -18,9 +18,10 @@ from typing import Any
 from bookdup.cluster import cluster_id
 from bookdup.features import FeatureParams, extract_features, features_to_doc, unique_sample_terms
 from bookdup.model import Book
-from readers import ReadError, Source, read_source
+from readers import DEFAULT_MAX_BOOK_BYTES, ReadError, Source, read_source
 
 EXCERPT_WORDS = 300  # enough text for catalog search snippets without storing whole books
+MAX_ID_BYTES = 512  # Elasticsearch refuses a longer _id, and with it the whole bulk request
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -115,6 +116,7 @@ class Task:
     encoding: str | None
     uniq_modulus: int
     params: FeatureParams
+    max_book_bytes: int | None = DEFAULT_MAX_BOOK_BYTES
 
 
 @dataclass
@@ -136,12 +138,32 @@ class Outcome:
     result: dict[str, Any] | str | None = None
 
 
+def unindexable(book: Book) -> str | None:
+    """Why a book read without error still cannot be indexed, before extraction: no pages, or
+    an id Elasticsearch refuses (which would fail the bulk request of 20 books with it)."""
+    if not book.pages:
+        return "book has no pages"
+    size = len(book.id.encode("utf-8", "surrogatepass"))
+    if size > MAX_ID_BYTES:
+        return f"id is {size} bytes long; Elasticsearch allows at most {MAX_ID_BYTES}"
+    return None
+
+
 def extract(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any] | str:
-    """A document, or the error message: one bad book must not stop thousands."""
+    """A document, or the error message: one bad book must not stop thousands. A book without
+    a single word (a scan whose OCR text is missing) is such an error: it has nothing to match.
+    """
+    refused = unindexable(book)
+    if refused:
+        return refused
     try:
-        return build_document(book, uniq_modulus, params)
+        doc = build_document(book, uniq_modulus, params)
     except Exception as exc:  # noqa: BLE001 - never raise across processes
         return f"feature extraction failed: {type(exc).__name__}: {exc}"
+    if doc["n_words"] == 0:
+        pages = len(book.pages)
+        return f"book has no words: not one letter on its {pages} page(s) (OCR text missing?)"
+    return doc
 
 
 def read_error(error: ReadError) -> Outcome:
@@ -167,7 +189,12 @@ def read_and_build(source: Source, stored: dict[str, Any] | None, task: Task) ->
     ``stored`` (the stored document under the id the file implies) shows it unchanged or
     refused, extract it. Never raises across processes."""
     try:
-        (item,) = read_source(source, lines_per_page=task.lines_per_page, encoding=task.encoding)
+        (item,) = read_source(
+            source,
+            lines_per_page=task.lines_per_page,
+            encoding=task.encoding,
+            max_bytes=task.max_book_bytes,
+        )
     except Exception as exc:  # noqa: BLE001 - a reader bug must not stop the job either
         return Outcome(str(source.path), verdict=f"read failed: {type(exc).__name__}: {exc}")
     if isinstance(item, ReadError):

@@ -7,6 +7,12 @@ indexing job can report it without losing the rest of the corpus.
 It is `iter_sources` (the walk: what each input is, nothing read) followed by `read_source` (one
 input's books); the indexing job runs the walk itself and `read_source` in its worker processes,
 so that reading and parsing use every core.
+
+Every kind may also come gzip'd (`book.txt.gz`, `item_djvu.txt.gz`, `export.jsonl.gz`,
+`page_0001.xml.gz`, `scan.hocr.gz`): decompressed while read, a truncated or damaged file is a
+`ReadError` like any other bad input. A book larger than the size limit
+(`common.DEFAULT_MAX_BOOK_MB`, the ``max_bytes`` argument) is refused without being held in
+memory.
 """
 
 from __future__ import annotations
@@ -18,7 +24,15 @@ from pathlib import Path
 
 from bookdup.model import Book
 from readers.alto import read_alto_book, sniff_alto
-from readers.common import SNIFF_BYTES, ReadError, natural_key
+from readers.common import (
+    DEFAULT_MAX_BOOK_BYTES,
+    SNIFF_BYTES,
+    ReadError,
+    book_stem,
+    natural_key,
+    plain_name,
+    read_head,
+)
 from readers.djvu import djvu_item, is_djvu_text, read_djvu_book
 from readers.hocr import read_hocr_book, sniff_hocr
 from readers.jsonl import read_jsonl
@@ -26,6 +40,7 @@ from readers.pagedir import page_files, read_page_folder
 from readers.text import read_text_book
 
 __all__ = [
+    "DEFAULT_MAX_BOOK_BYTES",
     "KINDS",
     "ReadError",
     "Source",
@@ -44,14 +59,13 @@ _JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 _XML_SUFFIXES = frozenset({".xml", ".alto"})
 _HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".hocr"})
 _UNRECOGNISED = (
-    "unrecognised input kind (expected .txt, _djvu.txt, .jsonl, ALTO .xml, hOCR .html/.hocr "
-    "or a folder)"
+    "unrecognised input kind (expected .txt, _djvu.txt, .jsonl, ALTO .xml, hOCR .html/.hocr, "
+    "any of them .gz, or a folder)"
 )
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as f:
-        return f.read(SNIFF_BYTES)
+    return read_head(path, SNIFF_BYTES)
 
 
 def detect_kind(path: Path | str) -> str:
@@ -65,17 +79,20 @@ def detect_kind(path: Path | str) -> str:
         return "pages" if page_files(path, detect_kind) is not None else "dir"
     if not path.exists():
         raise FileNotFoundError(str(path))
-    suffix = path.suffix.lower()
+    suffix = plain_name(path).suffix.lower()
     if is_djvu_text(path):
         return "djvu"
     if suffix == ".txt":
         return "txt"
     if suffix in _JSONL_SUFFIXES:
         return "jsonl"
-    if suffix == ".alto" or (suffix in _XML_SUFFIXES and sniff_alto(_head(path))):
+    head = _head(path) if suffix in _HTML_SUFFIXES | _XML_SUFFIXES else b""
+    if suffix == ".alto" or (suffix in _XML_SUFFIXES and sniff_alto(head)):
         return "alto"
-    if suffix == ".hocr" or (suffix in _HTML_SUFFIXES | _XML_SUFFIXES and sniff_hocr(_head(path))):
+    if suffix == ".hocr" or (suffix in _HTML_SUFFIXES | _XML_SUFFIXES and sniff_hocr(head)):
         return "hocr"
+    if not head and plain_name(path) != path:  # damaged before its first bytes: read to say so
+        return "alto" if suffix in _XML_SUFFIXES else "hocr"
     return "unknown"
 
 
@@ -96,7 +113,7 @@ class Source:
     def default_id(self) -> str | None:
         """The id its book gets unless metadata names another; None for JSONL (many books)."""
         if self.kind in ("txt", "alto", "hocr"):
-            return self.path.stem
+            return book_stem(self.path)
         if self.kind == "djvu":
             return djvu_item(self.path)
         if self.kind == "pages":
@@ -104,10 +121,14 @@ class Source:
         return None
 
 
-def check_read_options(lines_per_page: int, encoding: str | None) -> None:
-    """Raise ValueError for a page size or encoding that would fail every file alike."""
+def check_read_options(
+    lines_per_page: int, encoding: str | None, max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES
+) -> None:
+    """Raise ValueError for a page size, encoding or size limit that would fail every file alike."""
     if lines_per_page < 1:
         raise ValueError(f"lines_per_page must be at least 1, got {lines_per_page}")
+    if max_bytes is not None and max_bytes < 1:
+        raise ValueError(f"the size limit for one book must be positive, got {max_bytes} bytes")
     if encoding is not None:
         try:
             codecs.lookup(encoding)
@@ -116,22 +137,34 @@ def check_read_options(lines_per_page: int, encoding: str | None) -> None:
 
 
 def read_source(
-    source: Source, *, lines_per_page: int = 40, encoding: str | None = None
+    source: Source,
+    *,
+    lines_per_page: int = 40,
+    encoding: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES,
 ) -> Iterator[Book | ReadError]:
-    """The books of one source (one, except for JSONL), or a ReadError in place of each bad one."""
+    """The books of one source (one, except for JSONL), or a ReadError in place of each bad one;
+    a book of more than ``max_bytes`` of text (None: no limit) is one of those."""
     path, kind = source.path, source.kind
     if kind == "jsonl":
-        yield from read_jsonl(path, lines_per_page=lines_per_page, encoding=encoding)
+        yield from read_jsonl(
+            path, lines_per_page=lines_per_page, encoding=encoding, max_bytes=max_bytes
+        )
     elif kind == "txt":
-        yield read_text_book(path, lines_per_page=lines_per_page, encoding=encoding)
+        yield read_text_book(
+            path, lines_per_page=lines_per_page, encoding=encoding, max_bytes=max_bytes
+        )
     elif kind == "djvu":
-        yield read_djvu_book(path, lines_per_page=lines_per_page, encoding=encoding)
+        yield read_djvu_book(
+            path, lines_per_page=lines_per_page, encoding=encoding, max_bytes=max_bytes
+        )
     elif kind == "alto":
-        yield read_alto_book(path, encoding=encoding)
+        yield read_alto_book(path, encoding=encoding, max_bytes=max_bytes)
     elif kind == "hocr":
-        yield read_hocr_book(path, encoding=encoding)
+        yield read_hocr_book(path, encoding=encoding, max_bytes=max_bytes)
     elif kind == "pages":
-        yield read_page_folder(path, list(source.pages), detect_kind, encoding=encoding)
+        pages = list(source.pages)
+        yield read_page_folder(path, pages, detect_kind, encoding=encoding, max_bytes=max_bytes)
     else:
         yield ReadError(str(path), _UNRECOGNISED)
 
@@ -188,23 +221,33 @@ def iter_sources(paths: Iterable[Path | str]) -> Iterator[Source | ReadError]:
 
 
 def iter_books(
-    paths: Iterable[Path | str], *, lines_per_page: int = 40, encoding: str | None = None
+    paths: Iterable[Path | str],
+    *,
+    lines_per_page: int = 40,
+    encoding: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES,
 ) -> Iterator[Book | ReadError]:
     """Yield a Book or a ReadError for every book found in `paths` (files or folders), lazily.
 
     `lines_per_page` sets the pseudo-page size for text without form feeds; `encoding` forces
-    the encoding of every input instead of detecting it. Both are checked before reading, since
-    a wrong value would fail every file alike.
+    the encoding of every input instead of detecting it; `max_bytes` is the size limit for one
+    book (None: none). They are checked before reading, since a wrong value would fail every
+    file alike.
     """
-    check_read_options(lines_per_page, encoding)
-    return _read_all(iter_sources(paths), lines_per_page, encoding)
+    check_read_options(lines_per_page, encoding, max_bytes)
+    return _read_all(iter_sources(paths), lines_per_page, encoding, max_bytes)
 
 
 def _read_all(
-    sources: Iterable[Source | ReadError], lines_per_page: int, encoding: str | None
+    sources: Iterable[Source | ReadError],
+    lines_per_page: int,
+    encoding: str | None,
+    max_bytes: int | None,
 ) -> Iterator[Book | ReadError]:
     for source in sources:
         if isinstance(source, ReadError):
             yield source
         else:
-            yield from read_source(source, lines_per_page=lines_per_page, encoding=encoding)
+            yield from read_source(
+                source, lines_per_page=lines_per_page, encoding=encoding, max_bytes=max_bytes
+            )

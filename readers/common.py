@@ -7,12 +7,15 @@ broken file in a corpus of a million books is reported and the indexing job carr
 from __future__ import annotations
 
 import codecs
+import gzip
 import json
 import re
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from charset_normalizer import from_bytes
 
@@ -23,6 +26,33 @@ SNIFF_BYTES = 8192
 
 BINARY_CONTROL_RATIO = 0.30
 """Above this share of non-text control characters in the sniff window a file is binary."""
+
+MB = 1 << 20
+
+DEFAULT_MAX_BOOK_MB = 32
+"""The largest book the readers accept, in MB of text: a plain-text file's (decompressed) size,
+a JSONL record's line, the text extracted from ALTO or hOCR, a page folder's pages together.
+
+Feature extraction holds about 13 times a book's text in memory (measured: a 32 MB book took
+440 MB in one worker; a job whose two workers each read a 31 MB one-line book peaked at 1.05 GB
+for all its processes), so a job of two workers stays under 1.5 GB even when both meet a book
+at the limit. The largest Project Gutenberg books (the complete Shakespeare, the King James
+Bible) are 4 to 6 MB of text; a larger input is usually several books in one file or damage (a
+dump without line breaks). `bookdup index --max-book-mb` raises it.
+"""
+
+DEFAULT_MAX_BOOK_BYTES = DEFAULT_MAX_BOOK_MB * MB
+
+GZIP_SUFFIX = ".gz"
+
+MAX_XML_DEPTH = 256
+"""Deepest element nesting accepted in ALTO and hOCR: real files nest about ten deep, and every
+open element costs memory (a 7 MB file of 1M nested elements took 300 MB as a tree)."""
+
+ENTITY_REFUSED = (
+    "XML entity declaration refused: bookdup never expands entities (a 'billion laughs' file "
+    "would take all memory) nor reads external ones (XXE would read local files)"
+)
 
 _TEXT_CONTROLS = frozenset("\t\n\r\f\v")
 _WESTERN = ("cp1252", "latin_1")
@@ -56,6 +86,90 @@ class BadInput(Exception):
     def to_error(self, default: Path) -> ReadError:
         """The `ReadError` to yield, naming the file at fault."""
         return ReadError(str(self.path or default), self.reason, self.line)
+
+
+class BookTooLarge(BadInput):
+    """A book over the size limit; a page folder names itself rather than the page that
+    crossed the limit."""
+
+
+def format_mb(n_bytes: int) -> str:
+    """``33554432`` → ``"32 MB"``, ``1073741825`` → ``"1024.0 MB"``."""
+    mb = n_bytes / MB
+    return f"{mb:g} MB" if mb == int(mb) else f"{mb:.1f} MB"
+
+
+def over_limit(what: str, limit: int) -> BookTooLarge:
+    """The error for a book whose text (``what``: "file is 1024.0 MB", "text is") passes
+    ``limit`` bytes."""
+    return BookTooLarge(f"{what} over the limit of {format_mb(limit)} for one book")
+
+
+def plain_name(path: Path) -> Path:
+    """The name a gzip'd file stands for (`a.txt.gz` → `a.txt`); other paths unchanged."""
+    if path.name.lower().endswith(GZIP_SUFFIX) and len(path.name) > len(GZIP_SUFFIX):
+        return path.with_name(path.name[: -len(GZIP_SUFFIX)])
+    return path
+
+
+def is_gzip(path: Path) -> bool:
+    return plain_name(path) != path
+
+
+def book_stem(path: Path) -> str:
+    """The file's stem, the default book id: `b1.txt` and `b1.txt.gz` → `b1`."""
+    return plain_name(path).stem
+
+
+def sidecar_of(path: Path) -> Path:
+    """The `.json` metadata sidecar beside a book file: `b1.txt(.gz)` → `b1.json`."""
+    return plain_name(path).with_suffix(".json")
+
+
+TRUNCATED_GZIP = (
+    "truncated gzip file: the compressed data ends before its end marker "
+    "(an interrupted download or copy?)"
+)
+
+
+@contextmanager
+def open_input(path: Path) -> Iterator[IO[bytes]]:
+    """The file's bytes, decompressed on the fly when its name ends in `.gz`.
+
+    Digital libraries ship OCR gzip'd (the Internet Archive's `_chocr.html.gz` and
+    `_hocr_searchtext.txt.gz`, compressed dumps); damage shows only while reading, so errors
+    from the decompressor anywhere inside the block become a `BadInput` naming the problem.
+    """
+    try:
+        with gzip.open(path, "rb") if is_gzip(path) else path.open("rb") as f:
+            yield cast(IO[bytes], f)
+    except EOFError as err:
+        raise BadInput(TRUNCATED_GZIP) from err
+    except (gzip.BadGzipFile, zlib.error) as err:
+        raise BadInput(f"damaged gzip file: {err}") from err
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """Up to ``size`` first (decompressed) bytes, for sniffing: damage gives what was read."""
+    try:
+        with open_input(path) as f:
+            return f.read(size)
+    except BadInput:
+        return b""
+
+
+def read_input(path: Path, max_bytes: int | None) -> bytes:
+    """A whole (decompressed) file, refused with `BookTooLarge` over ``max_bytes`` before it is
+    read (plain files: by their size) or as soon as decompression passes the limit (gzip)."""
+    if max_bytes is not None and not is_gzip(path):
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise over_limit(f"file is {format_mb(size)},", max_bytes)
+    with open_input(path) as f:
+        data = f.read() if max_bytes is None else f.read(max_bytes + 1)
+    if max_bytes is not None and len(data) > max_bytes:
+        raise over_limit("decompressed text is", max_bytes)
+    return data
 
 
 @dataclass(frozen=True)
@@ -174,7 +288,19 @@ def decode_bytes(data: bytes, declared: str | None = None) -> Decoded:
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise BadInput("empty file")
+    check_no_nul(text)
     return Decoded(text, encoding, text.count("\ufffd"), guessed)
+
+
+def check_no_nul(text: str, offset: int = 0) -> None:
+    """Raise `BadInput` when decoded text holds a NUL character: no text format has one, so
+    the file is damaged (a zero-filled block from an interrupted copy) or not text at all."""
+    at = text.find("\x00")
+    if at >= 0:
+        raise BadInput(
+            f"NUL characters in the text (the first at character {offset + at}): "
+            "a damaged file (a zero-filled block?) or not a text file"
+        )
 
 
 def decoding_warning(extra: Mapping[str, Any]) -> str | None:
@@ -191,9 +317,12 @@ def decoding_warning(extra: Mapping[str, Any]) -> str | None:
     return "; ".join(parts) + " — check the text, or give the encoding with --encoding"
 
 
-def read_text_file(path: Path, declared: str | None = None) -> Decoded:
-    """Read and decode a text file that is small enough to hold (one book or one page)."""
-    return decode_bytes(path.read_bytes(), declared)
+def read_text_file(
+    path: Path, declared: str | None = None, max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES
+) -> Decoded:
+    """Read and decode a text file (one book or one page), gzip'd or not, of at most
+    ``max_bytes`` (None: no limit)."""
+    return decode_bytes(read_input(path, max_bytes), declared)
 
 
 def split_pages(text: str, lines_per_page: int) -> list[str]:
@@ -234,8 +363,45 @@ def _text_field(value: Any) -> str | None:
     return text or None
 
 
+MAX_METADATA_BYTES = MB
+"""A metadata sidecar larger than this is not metadata (a book saved under the wrong name)."""
+
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+_FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "id": ((str, int), "a string or an integer"),
+    "title": ((str, int, float), "a string"),
+    "author": ((str, list), "a string or a list of strings"),
+    "language": ((str,), "a string"),
+    "year": ((int, str), "an integer or a string"),
+}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return _JSON_TYPES.get(type(value), "a number")
+
+
+def check_metadata(meta: Mapping[str, Any], line: int | None = None) -> None:
+    """Raise `BadInput` for a metadata field of the wrong JSON type (an id that is an object, a
+    language that is a list): turned into text it would be a garbled id or field."""
+    for name, (types, wanted) in _FIELD_TYPES.items():
+        value = meta.get(name)
+        if value is None:
+            continue
+        wrong = isinstance(value, bool) or not isinstance(value, types)
+        if isinstance(value, list):
+            wrong = wrong or not all(isinstance(v, str) for v in value)
+        if wrong:
+            raise BadInput(f"{name!r} must be {wanted}, not {_json_type(value)}", line)
+
+
 def load_metadata(path: Path) -> dict[str, Any]:
-    """Read a JSON metadata sidecar; it must hold one JSON object."""
+    """Read a JSON metadata sidecar; it must hold one JSON object with fields of the right types."""
+    size = path.stat().st_size
+    if size > MAX_METADATA_BYTES:
+        limit = format_mb(MAX_METADATA_BYTES)
+        raise BadInput(f"metadata file is {format_mb(size)}, over the limit of {limit}", path=path)
     try:
         meta = json.loads(path.read_bytes())
     except json.JSONDecodeError as err:
@@ -243,8 +409,14 @@ def load_metadata(path: Path) -> dict[str, Any]:
         raise BadInput(reason, err.lineno, path) from err
     except UnicodeDecodeError as err:
         raise BadInput(f"metadata is not UTF-8: {err.reason}", path=path) from err
+    except RecursionError as err:
+        raise BadInput("malformed JSON metadata: nested too deeply", path=path) from err
     if not isinstance(meta, dict):
         raise BadInput("metadata is not a JSON object", path=path)
+    try:
+        check_metadata(meta)
+    except BadInput as err:
+        raise BadInput(f"metadata: {err.reason}", path=path) from err
     return meta
 
 

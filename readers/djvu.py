@@ -1,11 +1,12 @@
-"""Internet Archive `<item>_djvu.txt` full texts: pages are separated by form feeds."""
+"""Internet Archive `<item>_djvu.txt` full texts (also gzip'd): pages are separated by form
+feeds."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from bookdup.model import Book
-from readers.common import ReadError
+from readers.common import DEFAULT_MAX_BOOK_BYTES, ReadError, plain_name, sidecar_of
 from readers.text import read_text_book
 
 SUFFIX = "_djvu.txt"
@@ -13,16 +14,21 @@ SUFFIX = "_djvu.txt"
 
 def is_djvu_text(path: Path) -> bool:
     """Internet Archive names its OCR text after the item, with this suffix."""
-    return path.name.lower().endswith(SUFFIX) and len(path.name) > len(SUFFIX)
+    name = plain_name(path).name
+    return name.lower().endswith(SUFFIX) and len(name) > len(SUFFIX)
 
 
 def djvu_item(path: Path) -> str:
-    """The Internet Archive item identifier: the file name without the suffix."""
-    return path.name[: -len(SUFFIX)]
+    """The Internet Archive item identifier: the file name without the suffix (and `.gz`)."""
+    return plain_name(path).name[: -len(SUFFIX)]
 
 
 def read_djvu_book(
-    path: Path, *, lines_per_page: int = 40, encoding: str | None = None
+    path: Path,
+    *,
+    lines_per_page: int = 40,
+    encoding: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES,
 ) -> Book | ReadError:
     """Read one `_djvu.txt`; the id is the Internet Archive item identifier (the name's prefix)."""
     item = djvu_item(path)
@@ -32,5 +38,6 @@ def read_djvu_book(
         encoding=encoding,
         book_id=item,
         kind="djvu",
-        sidecars=[path.with_suffix(".json"), path.with_name(item + ".json")],
+        sidecars=[sidecar_of(path), path.with_name(item + ".json")],
+        max_bytes=max_bytes,
     )

@@ -9,19 +9,31 @@ browser, libxml2 applies HTML's implied end tags (a `<p>` ends where the next `<
 
 from __future__ import annotations
 
+import codecs
+import re
 from pathlib import Path
+from typing import IO, Any
 
 from lxml import etree
 
 from bookdup.model import Book
 from readers.common import (
+    DEFAULT_MAX_BOOK_BYTES,
+    ENTITY_REFUSED,
+    MAX_XML_DEPTH,
     SNIFF_BYTES,
     BadInput,
     ReadError,
     bom_encoding,
+    book_stem,
+    check_no_nul,
+    check_text_head,
+    guess_encoding,
     make_book,
-    read_text_file,
+    open_input,
+    over_limit,
     sidecar_metadata,
+    sidecar_of,
 )
 
 _LINE_CLASSES = frozenset({"ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"})
@@ -30,24 +42,34 @@ _VOID_TAGS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 )
 _NO_CLASSES: frozenset[str] = frozenset()
+_DETECT_BYTES = 1 << 16
+_CHUNK = 1 << 16
+# The prolog (XML declaration, comments) and a DOCTYPE whose internal subset declares entities.
+_ENTITY_DECLARATION = re.compile(
+    r"\A\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*)*<!DOCTYPE[^\[>]*\[[^\]]*<!ENTITY", re.S | re.I
+)
 
 
 class _HocrPages:
     """lxml parser target collecting page texts: one line per `ocr_line`, a blank line after each
     paragraph, a space for every word start and void element (`<br>`, `<img>` …)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_chars: int | None = None) -> None:
         self.pages: list[str] = []
         self._stack: list[frozenset[str]] = []
         self._tags: list[str] = []
         self._lines: list[str] | None = None
         self._fragments: list[str] = []
+        self._max_chars = max_chars
+        self._chars = 0
 
     def start(self, tag: str, attrib: dict[str, str]) -> None:
         if tag in _VOID_TAGS:
             if self._lines is not None:
                 self._fragments.append(" ")
             return
+        if len(self._tags) >= MAX_XML_DEPTH:
+            raise BadInput(f"markup nested deeper than {MAX_XML_DEPTH} elements")
         names = attrib.get("class")
         classes = frozenset(names.split()) if names else _NO_CLASSES
         self._tags.append(tag)
@@ -63,9 +85,11 @@ class _HocrPages:
             self._fragments.append(" ")
 
     def end(self, tag: str) -> None:
-        if tag not in self._tags:  # a void element
+        depth = len(self._tags) - 1
+        while depth >= 0 and self._tags[depth] != tag:  # the innermost open element of the tag
+            depth -= 1
+        if depth < 0:  # a void element
             return
-        depth = len(self._tags) - 1 - self._tags[::-1].index(tag)
         closed = self._stack[depth:]
         del self._tags[depth:], self._stack[depth:]
         for classes in reversed(closed):
@@ -91,6 +115,9 @@ class _HocrPages:
         self._fragments = []
         if line and self._lines is not None:
             self._lines.append(line)
+            self._chars += len(line) + 1
+            if self._max_chars is not None and self._chars > self._max_chars:
+                raise over_limit("text is", self._max_chars)
 
     def _end_page(self) -> None:
         if self._lines is None:
@@ -100,46 +127,78 @@ class _HocrPages:
         self._lines = None
 
 
-def hocr_pages(path: Path, encoding: str | None) -> tuple[list[str], str, int]:
-    """(pages, encoding, decode errors) of one hOCR file; one page per `ocr_page` element."""
-    decoded = read_text_file(path, encoding)
-    pages = parse_hocr(decoded.text)
+def hocr_pages(
+    path: Path, encoding: str | None, max_chars: int | None = DEFAULT_MAX_BOOK_BYTES
+) -> tuple[list[str], str, int, bool]:
+    """(pages, encoding, decode errors, whether the encoding is a guess) of one hOCR file
+    (gzip'd or not), one page per `ocr_page` element; at most ``max_chars`` characters of text
+    (None: no limit)."""
+    target = _HocrPages(max_chars)
+    # The text is handed over as UTF-8 with that encoding forced, so that a `<meta charset>`
+    # or XML declaration naming the file's original encoding cannot make libxml2 decode it again.
+    parser = etree.HTMLParser(target=target, encoding="utf-8", huge_tree=True)
+    pages: list[str] = []
+    with open_input(path) as f:
+        head = f.read(_DETECT_BYTES)
+        known = check_text_head(head[:SNIFF_BYTES], encoding)
+        used = known or _detect(head)
+        try:
+            errors = _feed(parser, f, head, used)
+            pages = parser.close()
+        except etree.XMLSyntaxError:  # libxml2 recovers from broken markup; a last resort
+            errors = 0
     if not pages:
         raise BadInput("no ocr_page element in hOCR file")
-    return pages, decoded.encoding, decoded.decode_errors
+    return pages, used, errors, known is None and used != "utf-8"
 
 
-def parse_hocr(text: str) -> list[str]:
-    """Page texts of a decoded hOCR document, one per `ocr_page` element (none: empty list).
-
-    The text is handed over as UTF-8 with that encoding forced, so that a `<meta charset>` or
-    XML declaration naming the file's original encoding cannot make libxml2 decode it again.
-    """
-    parser = etree.HTMLParser(target=_HocrPages(), encoding="utf-8", huge_tree=True)
+def _detect(head: bytes) -> str:
+    """UTF-8 when the head decodes as UTF-8, else charset-normalizer's guess."""
     try:
-        parser.feed(text.encode("utf-8", "replace"))
-        pages: list[str] = parser.close()
-    except etree.XMLSyntaxError:  # libxml2 recovers from broken markup; this is a last resort
-        return []
-    return pages
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+        return "utf-8"
+    except UnicodeDecodeError:
+        return guess_encoding(head)
 
 
-def read_hocr_book(path: Path, *, encoding: str | None = None) -> Book | ReadError:
+def _feed(parser: etree.HTMLParser, f: IO[bytes], head: bytes, encoding: str) -> int:
+    """Decode the file chunk by chunk into the parser; the number of undecodable characters."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    text = decoder.decode(head, final=len(head) < _DETECT_BYTES).removeprefix("\ufeff")
+    if _ENTITY_DECLARATION.match(text):
+        raise BadInput(ENTITY_REFUSED)
+    offset, errors, blank = 0, 0, True
+    while True:
+        if text:
+            check_no_nul(text, offset)
+            errors += text.count("\ufffd")
+            blank = blank and text.isspace()
+            parser.feed(text.encode("utf-8", "replace"))
+            offset += len(text)
+        if not head:
+            break
+        head = f.read(_CHUNK)
+        text = decoder.decode(head, final=not head)
+    if blank:
+        raise BadInput("empty file")
+    return errors
+
+
+def read_hocr_book(
+    path: Path, *, encoding: str | None = None, max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES
+) -> Book | ReadError:
     """Read one hOCR file as one book; id = file stem, metadata from a `.json` sidecar."""
     try:
-        pages, used, errors = hocr_pages(path, encoding)
-        meta = sidecar_metadata([path.with_suffix(".json")])
+        pages, used, errors, guessed = hocr_pages(path, encoding, max_bytes)
+        meta = sidecar_metadata([sidecar_of(path)])
     except BadInput as err:
         return err.to_error(path)
     except OSError as err:
         return ReadError(str(path), err.strerror or str(err))
-    return make_book(
-        path.stem,
-        pages,
-        meta,
-        source=str(path),
-        extra={"kind": "hocr", "encoding": used, "decode_errors": errors},
-    )
+    extra: dict[str, Any] = {"kind": "hocr", "encoding": used, "decode_errors": errors}
+    if guessed:
+        extra["encoding_guessed"] = True
+    return make_book(book_stem(path), pages, meta, source=str(path), extra=extra)
 
 
 def sniff_hocr(head: bytes) -> bool:
