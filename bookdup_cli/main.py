@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from elasticsearch import ApiError, TransportError
 
 from bookdup_cli.compare_cmd import compare
 from bookdup_cli.es_cmd import es
@@ -17,7 +18,12 @@ from bookdup_cli.eval_cmd import evaluate
 from bookdup_cli.generate_cmd import generate
 from bookdup_cli.progress import Progress
 from bookdup_cli.read_cmds import READ_COMMANDS
-from store.connection import ConnectionSettings, ElasticsearchUnavailable, connect
+from store.connection import (
+    ConnectionSettings,
+    ElasticsearchUnavailable,
+    connect,
+    explain_error,
+)
 from store.locks import JobLocked
 from store.schema import DEFAULT_PREFIX, IndexNames
 
@@ -39,7 +45,26 @@ class Context:
 pass_context = click.make_pass_decorator(Context)
 
 
-@click.group()
+class JobGroup(click.Group):
+    """Every command ends a failing cluster conversation with one line and exit code 1.
+
+    A node that dies mid-job (after the retry budget), refuses a request or answers garbage
+    must not print a traceback: the operator needs to know what happened and that a rerun
+    resumes.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (TransportError, ApiError) as exc:
+            settings = ctx.obj.settings if isinstance(ctx.obj, Context) else None
+            message = explain_error(exc, settings or ConnectionSettings.from_env())
+            raise click.ClickException(
+                f"{message} — the job stopped; nothing written is lost, a rerun resumes"
+            ) from exc
+
+
+@click.group(cls=JobGroup)
 @click.option("--es-url", envvar="ELASTICSEARCH_URL", default=None, help="cluster URL")
 @click.option("--api-key", envvar="ELASTICSEARCH_API_KEY", default=None, help="API key")
 @click.option("--user", envvar="ELASTICSEARCH_USERNAME", default=None, help="basic-auth user")
@@ -118,6 +143,7 @@ def index_cmd(
         )
     with Progress("indexing", total=count_inputs(list(paths)), unit="books") as bar:
         summary = run_index(client, ctx.names, list(paths), options, progress=bar.update)
+    _report_resumed(summary.resumed_from)
     click.echo(
         f"run {summary.run_id}: {summary.indexed} indexed, {summary.unchanged} unchanged, "
         f"{len(summary.failures)} failed in {summary.seconds:.1f} s "
@@ -128,6 +154,11 @@ def index_cmd(
     _report_failures(summary.failures)
     if summary.failures:
         sys.exit(1)
+
+
+def _report_resumed(run_id: str | None) -> None:
+    if run_id:
+        click.echo(f"resumed the work of interrupted run {run_id}", err=True)
 
 
 def _report_failures(failures: list[tuple[str, str]], limit: int = 50) -> None:
@@ -159,6 +190,7 @@ def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: b
             )
         except (ValueError, JobLocked) as exc:
             raise click.ClickException(str(exc)) from exc
+    _report_resumed(summary.resumed_from)
     if as_json:
         click.echo(
             json.dumps(

@@ -1,0 +1,28 @@
+"""A cluster that fails in the middle of a command: one line, exit code 1, no traceback."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from bookdup_cli.main import cli
+from store.connection import ConnectionSettings
+
+
+def test_a_failing_index_ends_a_command_with_one_line(es_client, index_names) -> None:
+    """The books index closed under the job (a real 400 from the node, after connecting)."""
+    concrete = next(iter(es_client.indices.get_alias(name=index_names.books).body))
+    es_client.indices.close(index=concrete)
+    try:
+        url = ConnectionSettings.from_env().url
+        result = CliRunner().invoke(
+            cli, ["--es-url", url, "--index-prefix", index_names.prefix, "dedup"]
+        )
+    finally:
+        es_client.indices.open(index=concrete)
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("Error:")]
+    assert len(errors) == 1 and "answered 400" in errors[0]
+    assert "a rerun resumes" in errors[0]
+    assert "Traceback" not in result.output
