@@ -10,15 +10,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-#: Relation classes in the order a reader wants them: strongest first.
-CLASS_ORDER = (
-    "EXACT",
-    "SAME_PAGINATION",
-    "DIFFERENT_PAGINATION",
-    "CONTIGUOUS_SUBSET",
-    "OVERLAPPING_TEXT",
-    "TRANSLATION",
-)
+from bookdup.classify import RELATIONS
+
+#: Relation classes in the order a reader wants them: strongest first (the classifier's order).
+CLASS_ORDER = tuple(r for r in RELATIONS if r != "UNRELATED")
 
 CLASS_LABELS = {
     "EXACT": "exact duplicate",
