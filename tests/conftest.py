@@ -3,10 +3,16 @@
 The node comes from ELASTICSEARCH_URL (the README's test command starts one with
 `bookdup es up`); if none answers, those tests fail loudly instead of being skipped, because a
 green run that never touched Elasticsearch proves nothing.
+
+Tests are hermetic: every ``BOOKDUP_*`` variable (the developer's BOOKDUP_ES_HOME, the test
+command's BOOKDUP_ES_PORT / BOOKDUP_ES_DATA, an index prefix, a cache folder) is removed for the
+whole session and again around each test, so no result depends on them. ELASTICSEARCH_* stay:
+they name the test node.
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +21,26 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 GUTENBERG = (REPO / ".." / "shared" / "data" / "gutenberg").resolve()
+OWN_PREFIX = "BOOKDUP_"
+
+
+def _drop_own_variables(mp: pytest.MonkeyPatch) -> None:
+    for name in [n for n in os.environ if n.startswith(OWN_PREFIX)]:
+        mp.delenv(name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hermetic_session() -> Iterator[None]:
+    """Before any fixture of any scope reads them (module-scoped nodes, session clients)."""
+    with pytest.MonkeyPatch.context() as mp:
+        _drop_own_variables(mp)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Again per test: a variable set without monkeypatch by an earlier test does not leak."""
+    _drop_own_variables(monkeypatch)
 
 
 @pytest.fixture(scope="session")

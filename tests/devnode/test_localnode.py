@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import tempfile
@@ -14,6 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from bookdup_cli.es_cmd import es
+from bookdup_cli.main import cli
+from devnode import config as node_config
+from devnode.config import ROOT_STATE_DIR, loopback_port
 from devnode.localnode import (
     DEFAULT_JVM_DIRS,
     MIN_JAVA,
@@ -26,14 +30,21 @@ from devnode.localnode import (
     status,
     stop,
 )
-
-TEST_PORT = 9250
+from devnode.locate import running_node
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _node_dir_for_port(path: Path, port: int) -> Path:
+    """A data dir as `es up --port PORT` leaves it (its elasticsearch.yml), no node running."""
+    cfg = LocalNodeConfig(port=port, data_dir=path, home_dir=path / "home")
+    (path / "config").mkdir(parents=True)
+    (path / "config" / "elasticsearch.yml").write_text(render_config(cfg))
+    return path
 
 
 def _request(method: str, url: str, body: dict | None = None) -> dict:
@@ -81,6 +92,113 @@ def test_config_from_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
     assert cfg.home.name == "elasticsearch-9.0.0"
 
 
+def test_no_bookdup_variable_reaches_a_test() -> None:
+    """The test command exports BOOKDUP_ES_PORT / BOOKDUP_ES_DATA, a developer may have
+    BOOKDUP_ES_HOME: tests/conftest.py removes them all, so no test depends on them."""
+    assert [name for name in os.environ if name.startswith("BOOKDUP_")] == []
+    cfg = LocalNodeConfig.from_env(es_url="https://example.org:9243")
+    assert (cfg.port, cfg.data_dir, cfg.home_dir) == (9200, None, None)
+
+
+@pytest.mark.parametrize(
+    ("url", "port"),
+    [
+        ("http://127.0.0.1:9320", 9320),
+        ("http://localhost:9321/", 9321),
+        ("http://127.0.0.2:9322", 9322),
+        ("http://[::1]:9323", 9323),
+        ("http://user:pw@127.0.0.1:9324", 9324),
+        ("https://127.0.0.1:9325", None),  # our node speaks plain http
+        ("http://es.example.org:9326", None),  # a remote cluster is not the local node
+        ("http://127.0.0.1", None),
+        ("http://127.0.0.1:notaport", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_loopback_port(url: str | None, port: int | None) -> None:
+    assert loopback_port(url) == port
+
+
+def test_port_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--port > BOOKDUP_ES_PORT > ELASTICSEARCH_URL's loopback port > data dir's port > 9200."""
+    monkeypatch.delenv("ELASTICSEARCH_URL", raising=False)
+    data = _node_dir_for_port(tmp_path / "node", 9331)
+    assert LocalNodeConfig.from_env().port == 9200
+    assert LocalNodeConfig.from_env(data_dir=data).port == 9331
+    monkeypatch.setenv("ELASTICSEARCH_URL", "http://127.0.0.1:9332")
+    assert LocalNodeConfig.from_env(data_dir=data).port == 9332
+    assert LocalNodeConfig.from_env(es_url="http://localhost:9333").port == 9333
+    monkeypatch.setenv("BOOKDUP_ES_PORT", "9334")
+    assert LocalNodeConfig.from_env(es_url="http://localhost:9333").port == 9334
+    assert LocalNodeConfig.from_env(port=9335).port == 9335
+    monkeypatch.delenv("BOOKDUP_ES_PORT")
+    monkeypatch.setenv("ELASTICSEARCH_URL", "https://es.example.org:9243")
+    assert LocalNodeConfig.from_env().port == 9200
+
+
+def test_cli_status_honours_the_url_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16: `es status` / `es down` used BOOKDUP_ES_PORT or 9200 whatever the URL said."""
+    port = _free_port()
+    monkeypatch.setenv("ELASTICSEARCH_URL", f"http://127.0.0.1:{port}")
+    result = CliRunner().invoke(es, ["status"])
+    assert result.exit_code == 1
+    assert f"not running at http://127.0.0.1:{port}" in result.output
+    result = CliRunner().invoke(es, ["down"])
+    assert result.exit_code == 0 and f"no node of ours at http://127.0.0.1:{port}" in result.output
+    monkeypatch.delenv("ELASTICSEARCH_URL")
+    other = _free_port()
+    result = CliRunner().invoke(cli, ["--es-url", f"http://localhost:{other}", "es", "status"])
+    assert f"not running at http://127.0.0.1:{other}" in result.output
+
+
+def test_cli_status_and_down_take_a_data_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """--data-dir / BOOKDUP_ES_DATA name the node, whose folder remembers its port; a port that
+    contradicts it is refused, not guessed."""
+    monkeypatch.delenv("ELASTICSEARCH_URL", raising=False)
+    port = _free_port()
+    data = _node_dir_for_port(tmp_path / "node", port)
+    for args in (["status", "--data-dir", str(data)], ["down", "--data-dir", str(data)]):
+        result = CliRunner().invoke(es, args)
+        assert f"at http://127.0.0.1:{port}" in result.output, result.output
+    monkeypatch.setenv("BOOKDUP_ES_DATA", str(data))
+    result = CliRunner().invoke(es, ["status"])
+    assert result.exit_code == 1
+    assert f"not running at http://127.0.0.1:{port}" in result.output
+    assert f"data dir: {data}" in result.output
+    other = _free_port()
+    monkeypatch.setenv("ELASTICSEARCH_URL", f"http://127.0.0.1:{other}")
+    for command in ("status", "down"):
+        result = CliRunner().invoke(es, [command])
+        assert result.exit_code == 1
+        assert f"serves port {port}, not {other}: use --port {port}" in result.output
+
+
+def test_help_says_where_root_keeps_the_node() -> None:
+    """As root the node's home and data default to /var/lib/bookdup (the node user cannot
+    enter /root); the help says so, and where the download is cached."""
+    group_help = CliRunner().invoke(es, ["--help"]).output
+    assert "/var/lib/bookdup/elasticsearch" in group_help
+    assert "BOOKDUP_CACHE" in group_help and "BOOKDUP_ES_HOME" in group_help
+    for command in ("up", "down", "status"):
+        text = " ".join(CliRunner().invoke(es, [command, "--help"]).output.split())
+        assert "/var/lib/bookdup/elasticsearch/node-PORT" in text, command
+        assert "ELASTICSEARCH_URL" in text, command
+
+
+def test_root_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Root: homes and node dirs in the shared system folder, the download cache where it was
+    (the location CI's cache keeps) — changing either would re-download or re-unpack."""
+    monkeypatch.setattr(node_config, "is_root", lambda: True)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cfg = LocalNodeConfig(port=9337)
+    assert cfg.node_dir == ROOT_STATE_DIR / "node-9337"
+    assert cfg.home == ROOT_STATE_DIR / f"elasticsearch-{cfg.version}"
+    assert cfg.cache_dir == tmp_path / "cache" / "bookdup" / "elasticsearch"
+
+
 @pytest.mark.parametrize("with_xpack", [False, True])
 def test_render_config(tmp_path: Path, with_xpack: bool) -> None:
     home = tmp_path / "home"
@@ -110,13 +228,22 @@ def test_status_when_nobody_listens(tmp_path: Path) -> None:
     assert "not running" in st.describe()
 
 
+def _suite_distribution() -> dict[str, object]:
+    """The unpacked distribution of the suite's node (ELASTICSEARCH_URL) when it is ours: the
+    developer's BOOKDUP_ES_HOME / BOOKDUP_CACHE are hidden from tests, and reusing the home
+    spares a download."""
+    suite = running_node(LocalNodeConfig.from_env())
+    return {} if suite is None else {"version": suite.version, "home_dir": suite.home_dir}
+
+
 @pytest.fixture(scope="module")
 def node_cfg() -> Iterator[LocalNodeConfig]:
     # Not pytest's tmp_path: /tmp/pytest-of-root is 0700, unreachable for the node user.
     data = Path(tempfile.mkdtemp(prefix="bookdup-es-test-", dir="/tmp"))
-    cfg = LocalNodeConfig.from_env(port=TEST_PORT, data_dir=data)
+    # A free port, not a fixed one: suites run in parallel must not share (or stop) a node.
+    cfg = LocalNodeConfig(port=_free_port(), data_dir=data, **_suite_distribution())
     if status(cfg).running:
-        pytest.skip(f"port {TEST_PORT} already serves a node")
+        pytest.skip(f"port {cfg.port} already serves a node")
     try:
         yield cfg
     finally:
@@ -143,18 +270,29 @@ def test_up_status_restart_down(node_cfg: LocalNodeConfig) -> None:
 
 
 def test_cli(node_cfg: LocalNodeConfig, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BOOKDUP_ES_DATA", str(node_cfg.node_dir))
+    """The node the URL names, started with --data-dir, is found and stopped by its port alone;
+    a data dir named with another port is refused, and its node keeps running."""
+    monkeypatch.setenv("ELASTICSEARCH_URL", node_cfg.url)
     runner = CliRunner()
-    port = str(node_cfg.port)
-    result = runner.invoke(es, ["status", "--port", port])
-    assert result.exit_code == 1 and "not running" in result.output
-    result = runner.invoke(es, ["up", "--port", port, "--heap", "512m"])
+    data = str(node_cfg.node_dir)
+    result = runner.invoke(es, ["status"])
+    assert result.exit_code == 1 and f"not running at {node_cfg.url}" in result.output
+    result = runner.invoke(es, ["up", "--heap", "512m", "--data-dir", data])
     assert result.exit_code == 0, result.output
     assert f"ready at {node_cfg.url}" in result.output
-    result = runner.invoke(es, ["status", "--port", port])
-    assert result.exit_code == 0 and "running at" in result.output
-    result = runner.invoke(es, ["down", "--port", port])
-    assert result.exit_code == 0 and "stopped" in result.output
+    result = runner.invoke(es, ["status"])
+    assert result.exit_code == 0 and f"running at {node_cfg.url}" in result.output
+    assert f"data dir: {data}" in result.output
+    other = str(_free_port())
+    for command in ("down", "up"):
+        result = runner.invoke(es, [command, "--port", other, "--data-dir", data])
+        assert result.exit_code == 1
+        assert f"serves port {node_cfg.port}, not {other}" in result.output
+        assert result.output.strip().count("\n") == 0
+    assert status(node_cfg).running
+    result = runner.invoke(es, ["down"])
+    assert result.exit_code == 0 and f"stopped Elasticsearch at {node_cfg.url}" in result.output
+    assert not status(node_cfg).running
 
 
 def test_cli_error_is_one_line(tmp_path: Path) -> None:

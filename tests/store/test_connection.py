@@ -3,10 +3,12 @@ nothing."""
 
 from __future__ import annotations
 
+import functools
 import http.server
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -44,6 +46,73 @@ def fake_server(request) -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+
+
+class _HtmlHandler(http.server.BaseHTTPRequestHandler):
+    """A web server that is not Elasticsearch: an HTML page of several lines, any status."""
+
+    status = 200
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server API
+        body = b"<!DOCTYPE html>\n<html>\n<body>\n<h1>It works</h1>\n</body>\n</html>\n"
+        self.send_response(self.status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _QuietFileHandler(http.server.SimpleHTTPRequestHandler):
+    """What `python -m http.server` runs, without its request log (CliRunner captures stderr)."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def web_server(request, tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """A real local web server that is not Elasticsearch, and the status it answers with:
+    ``python -m http.server`` over an empty folder (404 pages), or HTML pages with a status."""
+    if request.param == "http.server":
+        handler = functools.partial(_QuietFileHandler, directory=str(tmp_path))
+        expected = 404
+    else:
+        handler = type("H", (_HtmlHandler,), {"status": request.param})
+        expected = request.param
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", expected
+    server.shutdown()
+    server.server_close()
+
+
+def _assert_names_the_server_not_its_page(message: str, url: str, status: int) -> None:
+    assert "\n" not in message
+    assert f"the server at {url} is not Elasticsearch (it answered HTTP {status}, text/html)" in (
+        message
+    )
+    assert "<" not in message and "It works" not in message and "Error response" not in message
+
+
+@pytest.mark.parametrize("web_server", ["http.server", 404, 200, 500], indirect=True)
+def test_a_web_server_is_named_in_one_line_without_its_page(web_server):
+    url, status = web_server
+    with pytest.raises(ElasticsearchUnavailable) as err:
+        connect(ConnectionSettings(url=url, timeout=5))
+    _assert_names_the_server_not_its_page(str(err.value), url, status)
+
+
+@pytest.mark.parametrize("web_server", ["http.server", 404], indirect=True)
+def test_cli_against_a_web_server_exits_1_with_one_line(web_server):
+    url, status = web_server
+    result = CliRunner().invoke(cli, ["--es-url", url, "--timeout", "5", "status"])
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    _assert_names_the_server_not_its_page(lines[0], url, status)
 
 
 def test_unreachable_node_is_one_line_with_remedy():
@@ -85,13 +154,16 @@ def test_cli_exit_code_and_single_line_for_down_node():
 
 
 def test_bulk_survives_a_node_restart(es_client, index_names):
-    """Restart the real node during a bulk: every document lands exactly once."""
-    from devnode import localnode
+    """Restart the real node during a bulk: every document lands exactly once.
 
-    cfg = localnode.LocalNodeConfig.from_env()
-    if not cfg.pidfile.exists() or cfg.url.rstrip(
-        "/"
-    ) != es_client.transport.node_pool.get().base_url.rstrip("/"):
+    The node is found through ELASTICSEARCH_URL alone (its data dir from the node itself), so
+    the test needs none of the BOOKDUP_ES_* variables the test command sets."""
+    from devnode import localnode
+    from devnode.locate import running_node
+
+    cfg = running_node(localnode.LocalNodeConfig.from_env())
+    client_url = es_client.transport.node_pool.get().base_url.rstrip("/")
+    if cfg is None or cfg.url != client_url:
         pytest.skip("the test node is not a local node this process can restart")
     n = 3000
     started = threading.Event()
