@@ -83,7 +83,8 @@ def test_every_real_translation_in_both_orders(books, truth, lexicons) -> None:
             assert ab["x"] == ba["y"] and ab["languages"] == ba["languages"][::-1]
         ok = ab is not None and ab["relation"] == "TRANSLATION"
         (found if ok else missed).append((t.a, t.b))
-    assert set(missed) <= KNOWN_MISSES, set(missed) - KNOWN_MISSES
+    unordered = {tuple(sorted(pair)) for pair in missed}  # the truth table's order is its own
+    assert unordered <= KNOWN_MISSES, unordered - KNOWN_MISSES
     assert len(found) >= 50  # of 53: cross-language recall 0.943 before candidate retrieval
 
 
