@@ -44,8 +44,6 @@ __all__ = [
 MIN_RUN = 12
 #: ... each within this many unique words of the previous one in both books.
 MAX_GAP = 12
-#: ... and their shared items at least this share of the span they cover in both books.
-MIN_VERBATIM_DENSITY = 0.6
 
 
 #: A word is "frequent" when at least this share of the collection's books hold it as a
@@ -138,10 +136,7 @@ def verbatim_runs(
 
     The shared items are aligned (longest increasing subsequence) and cut into runs where
     consecutive aligned items are more than ``max_gap`` positions apart in either sequence;
-    a run of ``min_run`` items or more, whose shared items are at least ``MIN_VERBATIM_DENSITY``
-    of its span in both sequences, masks that span in both. Copied front or back matter is
-    shared word for word; a translation keeps some words (names, words no lexicon knows) as they
-    are, in long but sparse runs, which must not be masked.
+    a run of ``min_run`` items or more masks its whole span in both sequences.
     """
     mx, my = np.zeros(hx.size, bool), np.zeros(hy.size, bool)
     if hx.size == 0 or hy.size == 0:
@@ -161,9 +156,7 @@ def verbatim_runs(
     starts = np.concatenate([[0], np.flatnonzero(brk) + 1])
     ends = np.concatenate([starts[1:], [ix.size]])
     for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
-        span_x, span_y = ix[e - 1] - ix[s] + 1, iy[e - 1] - iy[s] + 1
-        dense = (e - s) >= MIN_VERBATIM_DENSITY * max(span_x, span_y)
-        if e - s >= min_run and dense:
+        if e - s >= min_run:
             mx[ix[s] : ix[e - 1] + 1] = True
             my[iy[s] : iy[e - 1] + 1] = True
     return mx, my

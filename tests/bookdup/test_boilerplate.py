@@ -70,23 +70,3 @@ def test_a_volume_keeps_its_page_mapping_once_the_collection_boilerplate_is_drop
     assert 0.95 < unmasked.slope < 1.05  # the unmasked pair, as `bookdup compare` sees it
     assert s.slope == pytest.approx(unmasked.slope, abs=0.02)
     assert s.fit_residual < 1.0 and s.coverage_x > 0.99 and s.coverage_y < 0.3
-
-
-def test_verbatim_runs_mask_copied_text_but_not_a_translation_s_kept_names() -> None:
-    """A licence copied into both books is masked; a translation that keeps one word in four
-    as it is (names, words no lexicon knows) shares long but sparse runs, which stay."""
-    from bookdup.boilerplate import verbatim_runs
-
-    rng = np.random.default_rng(5)
-    licence = rng.integers(1, 2**31, 200).astype(np.uint32)
-    x = np.concatenate([rng.integers(2**31, 2**32 - 1, 1000).astype(np.uint32), licence])
-    y = np.concatenate([rng.integers(2**31, 2**32 - 1, 800).astype(np.uint32), licence])
-    mx, my = verbatim_runs(x, y)
-    assert mx[1000:].all() and my[800:].all() and not mx[:1000].any() and not my[:800].any()
-
-    kept = rng.integers(1, 2**31, 250).astype(np.uint32)  # every 4th word kept verbatim
-    tx = rng.integers(2**31, 2**32 - 1, 1000).astype(np.uint32)
-    ty = rng.integers(2**31, 2**32 - 1, 1000).astype(np.uint32)
-    tx[::4], ty[::4] = kept, kept
-    sx, sy = verbatim_runs(tx, ty)
-    assert not sx.any() and not sy.any()
