@@ -208,6 +208,8 @@ def test_cli_end_to_end_through_tls_and_auth(
     secret in anything they printed, logged (DEBUG, the client's request logs included),
     stored in the node (books, relations, run records) or in nginx's logs."""
     caplog.set_level(logging.DEBUG)
+    # an earlier CLI run in this process may have quietened the client's logger (no -v)
+    caplog.set_level(logging.DEBUG, logger="elastic_transport")
     conn_args, env = _auth_modes(proxy, creds)[mode]
     base = [*conn_args, "-v", "--timeout", "60", "--index-prefix", index_names.prefix]
     said: list[str] = []
