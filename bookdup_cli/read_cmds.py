@@ -6,7 +6,6 @@ table, or ``--json``. Errors are one line (``click.ClickException``), never a tr
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import sys
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from bookdup_cli.tables import book_line, echo_groups, echo_table
+from devnode.config import is_loopback
 from query.context import BadRequest, NotFound, ReadSide
 
 T = TypeVar("T")
@@ -270,15 +270,6 @@ def explain_cmd(ctx: Any, a: str, b: str, as_json: bool, plot: Path | None) -> N
 # --- serve -----------------------------------------------------------------------------------
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=8000, show_default=True)
@@ -294,7 +285,7 @@ def serve_cmd(ctx: Any, host: str, port: int, max_body_mb: float) -> None:
         raise click.ClickException(
             f"`bookdup serve` needs the serve extra: pip install 'bookdup[serve]' ({exc.name})"
         ) from exc
-    if not _is_loopback(host):
+    if not is_loopback(host):
         click.echo(
             f"warning: listening on {host}, not loopback; the API has no authentication",
             err=True,

@@ -72,10 +72,11 @@ def loopback_port(url: str | None) -> int | None:
         return None
     if parts.scheme != "http" or port is None:
         return None
-    return port if _is_loopback(parts.hostname or "") else None
+    return port if is_loopback(parts.hostname or "") else None
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (a name or address on loopback)."""
     if host == "localhost":
         return True
     try:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from bookdup.cluster import cluster_id
 from bookdup_cli.main import cli
-from bookdup_cli.read_cmds import _is_loopback
+from devnode.config import is_loopback as _is_loopback
 from store.connection import ConnectionSettings
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import gutenberg_body, paginate, word_slice, write_txt
