@@ -149,6 +149,12 @@ def index_cmd(
         f"{len(summary.failures)} failed in {summary.seconds:.1f} s "
         f"({summary.books_per_s:.1f} books/s)"
     )
+    if summary.resent:
+        click.echo(
+            f"the node pushed back (429): {summary.resent} books sent again, requests "
+            f"down to {summary.smallest_chunk} books",
+            err=True,
+        )
     for where, warning in summary.warnings[:50]:
         click.echo(f"  warning {where}: {warning}", err=True)
     _report_failures(summary.failures)

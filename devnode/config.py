@@ -131,6 +131,9 @@ class LocalNodeConfig:
     cache_dir: Path = field(default_factory=_default_cache_dir)
     home_dir: Path | None = None
     host: str = "127.0.0.1"
+    settings: Mapping[str, object] = field(default_factory=dict)
+    """Extra ``elasticsearch.yml`` settings, e.g. a small write queue or indexing-pressure
+    limit to test back-pressure; they override bookdup's own."""
 
     @classmethod
     def from_env(cls, es_url: str | None = None, **overrides: object) -> LocalNodeConfig:

@@ -319,6 +319,7 @@ def render_config(cfg: LocalNodeConfig, home: Path | None = None) -> str:
     }
     if (home / "modules" / "x-pack-security").is_dir():
         settings["xpack.security.enabled"] = False
+    settings.update(cfg.settings)
     lines = ["# written by bookdup (devnode/localnode.py); edits are overwritten on start"]
     for key, value in settings.items():
         text = str(value).lower() if isinstance(value, bool) else json.dumps(value)

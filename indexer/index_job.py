@@ -100,6 +100,8 @@ class IndexSummary:
     warnings: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     resumed_from: str | None = None  # the killed run whose work this one picked up
+    resent: int = 0  # documents the node refused with 429 (back-pressure) and that were resent
+    smallest_chunk: int = 0  # the fewest books per bulk request back-pressure brought us to
 
     @property
     def books_per_s(self) -> float:
@@ -111,7 +113,7 @@ class IndexSummary:
         return self.indexed + self.unchanged + len(self.failures)
 
     def as_counts(self) -> dict[str, Any]:
-        return {
+        counts: dict[str, Any] = {
             "read": self.read,
             "indexed": self.indexed,
             "unchanged": self.unchanged,
@@ -119,6 +121,9 @@ class IndexSummary:
             "warnings": len(self.warnings),
             "resumed_from": self.resumed_from,
         }
+        if self.resent:  # back-pressure, said only when the node pushed back
+            counts.update(resent=self.resent, smallest_chunk=self.smallest_chunk)
+        return counts
 
 
 def count_inputs(paths: Iterable[Path]) -> int:
@@ -356,6 +361,7 @@ class _IndexRun:
         failpoint("index.finish")
         summary = self.summary
         summary.indexed = report.ok
+        summary.resent, summary.smallest_chunk = report.rejected, report.smallest_chunk
         for failure in report.failures:
             summary.failures.append((self._sources.get(failure.id, failure.id), failure.reason))
         self._client.indices.refresh(index=self._names.books)

@@ -1,12 +1,13 @@
 """Streaming bulk writes with per-document error reporting and bounded retries.
 
 Like ``elasticsearch.helpers.streaming_bulk``, but a whole chunk is retried on connection errors
-and 429/502/503/504 (a node restart mid-job must not lose documents), and documents rejected
-one by one with 429 are retried on their own. Every write carries an explicit ``_id``, so a
+and 502/503/504 (a node restart mid-job must not lose documents), and documents rejected with
+429 are sent again after a backoff. Every write carries an explicit ``_id``, so a
 retried chunk overwrites instead of duplicating.
 
-Back-pressure: a chunk in which the node rejected documents with 429 (its write queue or its
-indexing-pressure limit is full) halves the size of the chunks that follow; clean chunks grow
+Back-pressure: a chunk the node refused with 429, whole (its indexing-pressure limit: the
+request's bytes do not fit; the chunk is split in halves and sent again) or document by document
+(its write queue is full), halves the size of the chunks that follow; clean chunks grow
 it back, a quarter at a time, to the size asked for — additive recovery, multiplicative
 back-off, as TCP does, so a struggling node gets smaller requests instead of the same ones
 again.
@@ -20,9 +21,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from elasticsearch import Elasticsearch
+from elasticsearch import ApiError, Elasticsearch
 
-from store.retry import POLICY, RETRY_STATUSES, retry_budget, with_retries
+from store.retry import POLICY, RETRY_STATUSES, is_rejection, retry_budget, with_retries
 
 Action = dict[str, Any]
 
@@ -114,33 +115,69 @@ def _write_chunk(
     send: Callable[[list[dict[str, Any]]], dict[str, Any]],
     chunk: Chunk,
     report: BulkReport,
-    max_seconds: float,
+    deadline: float,
 ) -> bool:
     """Send one chunk until every document is written or refused for good; True when the
-    node rejected some of its documents with 429 on the way (back-pressure)."""
+    node pushed back (429) on the way. Refused documents are sent again after a backoff; when
+    the node refused them all (the request's bytes do not fit its indexing-pressure limit), in
+    two halves, down to single documents."""
     pending, waits = chunk, POLICY.waits()
-    deadline = time.monotonic() + max_seconds
     pushed_back = False
     while pending:
-        result = send(_operations(pending))
-        retry_later = []
-        for (header, body), item in zip(pending, result["items"], strict=True):
-            outcome = next(iter(item.values()))
-            status = int(outcome.get("status", 500))
-            if status < 300 or (status == 404 and "delete" in header):
-                report.ok += 1
-            elif status in RETRY_STATUSES and time.monotonic() < deadline:
-                retry_later.append((header, body))
-            else:
-                error = outcome.get("error", {})
-                reason = error.get("reason", str(error)) if isinstance(error, dict) else error
-                report.failures.append(BulkFailure(str(outcome.get("_id")), status, reason))
-        pending = retry_later
-        if pending:
-            pushed_back = True
-            report.rejected += len(pending)
-            time.sleep(next(waits))
+        refused, status, reason = _send(send, pending, report)
+        if not refused:
+            break
+        pushed_back = True
+        report.rejected += len(refused)
+        if time.monotonic() >= deadline:
+            report.failures += [_refused(header, status, reason) for header, _ in refused]
+            break
+        time.sleep(next(waits))
+        if len(refused) == len(pending) > 1:
+            half = len(refused) // 2
+            _write_chunk(send, refused[:half], report, deadline)
+            _write_chunk(send, refused[half:], report, deadline)
+            break
+        pending = refused
     return pushed_back
+
+
+def _send(
+    send: Callable[[list[dict[str, Any]]], dict[str, Any]], pending: Chunk, report: BulkReport
+) -> tuple[Chunk, int, str]:
+    """One bulk request: count what was written and what failed for good; return the documents
+    to send again (refused with 429 or a passing 5xx), with the node's status and reason."""
+    try:
+        result = send(_operations(pending))
+    except ApiError as exc:
+        if not is_rejection(exc):
+            raise
+        return pending, 429, _reason(exc.body) or str(exc.message)
+    refused: Chunk = []
+    last_status, reason = 0, ""
+    for (header, body), item in zip(pending, result["items"], strict=True):
+        outcome = next(iter(item.values()))
+        status = int(outcome.get("status", 500))
+        if status < 300 or (status == 404 and "delete" in header):
+            report.ok += 1
+        elif status in RETRY_STATUSES:
+            refused.append((header, body))
+            last_status, reason = status, _reason(outcome)
+        else:
+            report.failures.append(BulkFailure(str(outcome.get("_id")), status, _reason(outcome)))
+    return refused, last_status, reason
+
+
+def _reason(answer: object) -> str:
+    """The ``error.reason`` of a bulk item or an error body."""
+    error = answer.get("error") if isinstance(answer, dict) else None
+    return str(error.get("reason", error)) if isinstance(error, dict) else str(error or "")
+
+
+def _refused(header: dict[str, Any], status: int, reason: str) -> BulkFailure:
+    """A document the node kept refusing until the retry budget ran out."""
+    doc_id = str(next(iter(header.values())).get("_id"))
+    return BulkFailure(doc_id, status, f"the node refused it for the whole retry budget: {reason}")
 
 
 def bulk_write(
@@ -163,12 +200,12 @@ def bulk_write(
     budget = retry_budget() if max_seconds is None else max_seconds
     size = ChunkSize(chunk_size)
 
-    @with_retries(budget)
+    @with_retries(budget, statuses=RETRY_STATUSES - {429})
     def send(ops: list[dict[str, Any]]) -> dict[str, Any]:
         return client.bulk(operations=ops, refresh=refresh).body
 
     for chunk in _chunks(actions, size, max_chunk_bytes):
-        if _write_chunk(send, chunk, report, budget):
+        if _write_chunk(send, chunk, report, time.monotonic() + budget):
             size.back_off()
             report.smallest_chunk = min(report.smallest_chunk, size.current)
         else:

@@ -80,6 +80,9 @@ def make_client(settings: ConnectionSettings) -> Elasticsearch:
         "request_timeout": settings.timeout,
         "retry_on_timeout": True,
         "max_retries": POLICY.transport_retries,
+        # A 429 means "slow down": it is retried after a backoff (`store.retry`) or answered with
+        # smaller bulk requests (`store.bulk`), never at once by the transport.
+        "retry_on_status": (502, 503, 504),
     }
     if settings.api_key:
         kwargs["api_key"] = settings.api_key

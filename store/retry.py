@@ -31,11 +31,16 @@ log = logging.getLogger("bookdup.retry")
 T = TypeVar("T")
 
 
-def is_transient(exc: BaseException) -> bool:
+def is_transient(exc: BaseException, statuses: frozenset[int] = RETRY_STATUSES) -> bool:
     """True for failures worth retrying: the node may come back or drain its queue."""
     if isinstance(exc, ESConnectionError | ConnectionTimeout):
         return True
-    return isinstance(exc, ApiError) and exc.meta.status in RETRY_STATUSES
+    return isinstance(exc, ApiError) and exc.meta.status in statuses
+
+
+def is_rejection(exc: BaseException) -> bool:
+    """A whole request refused with 429: the node's queue or indexing-pressure limit is full."""
+    return isinstance(exc, ApiError) and exc.meta.status == 429
 
 
 @dataclass(frozen=True)
@@ -72,12 +77,12 @@ def retry_budget() -> float:
 
 
 def with_retries(
-    max_seconds: float | None = None,
+    max_seconds: float | None = None, statuses: frozenset[int] = RETRY_STATUSES
 ) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Decorator: retry transient failures for up to ``max_seconds`` (default: the budget),
-    then re-raise."""
+    """Decorator: retry transient failures (connection errors, ``statuses``) for up to
+    ``max_seconds`` (default: the budget), then re-raise."""
     return retry(
-        retry=retry_if_exception(is_transient),
+        retry=retry_if_exception(lambda exc: is_transient(exc, statuses)),
         wait=wait_random_exponential(multiplier=POLICY.first_wait, max=POLICY.max_wait),
         stop=stop_after_delay(retry_budget() if max_seconds is None else max_seconds),
         before_sleep=before_sleep_log(log, logging.WARNING),

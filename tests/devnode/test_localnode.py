@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
-import tempfile
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,13 +28,7 @@ from devnode.localnode import (
     status,
     stop,
 )
-from devnode.locate import running_node
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.private_node import free_port, private_config
 
 
 def _node_dir_for_port(path: Path, port: int) -> Path:
@@ -139,7 +131,7 @@ def test_port_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 def test_cli_status_honours_the_url_port(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 16: `es status` / `es down` used BOOKDUP_ES_PORT or 9200 whatever the URL said."""
-    port = _free_port()
+    port = free_port()
     monkeypatch.setenv("ELASTICSEARCH_URL", f"http://127.0.0.1:{port}")
     result = CliRunner().invoke(es, ["status"])
     assert result.exit_code == 1
@@ -147,7 +139,7 @@ def test_cli_status_honours_the_url_port(monkeypatch: pytest.MonkeyPatch) -> Non
     result = CliRunner().invoke(es, ["down"])
     assert result.exit_code == 0 and f"no node of ours at http://127.0.0.1:{port}" in result.output
     monkeypatch.delenv("ELASTICSEARCH_URL")
-    other = _free_port()
+    other = free_port()
     result = CliRunner().invoke(cli, ["--es-url", f"http://localhost:{other}", "es", "status"])
     assert f"not running at http://127.0.0.1:{other}" in result.output
 
@@ -158,7 +150,7 @@ def test_cli_status_and_down_take_a_data_dir(
     """--data-dir / BOOKDUP_ES_DATA name the node, whose folder remembers its port; a port that
     contradicts it is refused, not guessed."""
     monkeypatch.delenv("ELASTICSEARCH_URL", raising=False)
-    port = _free_port()
+    port = free_port()
     data = _node_dir_for_port(tmp_path / "node", port)
     for args in (["status", "--data-dir", str(data)], ["down", "--data-dir", str(data)]):
         result = CliRunner().invoke(es, args)
@@ -168,7 +160,7 @@ def test_cli_status_and_down_take_a_data_dir(
     assert result.exit_code == 1
     assert f"not running at http://127.0.0.1:{port}" in result.output
     assert f"data dir: {data}" in result.output
-    other = _free_port()
+    other = free_port()
     monkeypatch.setenv("ELASTICSEARCH_URL", f"http://127.0.0.1:{other}")
     for command in ("status", "down"):
         result = CliRunner().invoke(es, [command])
@@ -222,33 +214,18 @@ def test_render_config(tmp_path: Path, with_xpack: bool) -> None:
 
 
 def test_status_when_nobody_listens(tmp_path: Path) -> None:
-    st = status(LocalNodeConfig(port=_free_port(), data_dir=tmp_path))
+    st = status(LocalNodeConfig(port=free_port(), data_dir=tmp_path))
     assert not st.running
     assert st.version is None
     assert "not running" in st.describe()
 
 
-def _suite_distribution() -> dict[str, object]:
-    """The unpacked distribution of the suite's node (ELASTICSEARCH_URL) when it is ours: the
-    developer's BOOKDUP_ES_HOME / BOOKDUP_CACHE are hidden from tests, and reusing the home
-    spares a download."""
-    suite = running_node(LocalNodeConfig.from_env())
-    return {} if suite is None else {"version": suite.version, "home_dir": suite.home_dir}
-
-
 @pytest.fixture(scope="module")
 def node_cfg() -> Iterator[LocalNodeConfig]:
-    # Not pytest's tmp_path: /tmp/pytest-of-root is 0700, unreachable for the node user.
-    data = Path(tempfile.mkdtemp(prefix="bookdup-es-test-", dir="/tmp"))
-    # A free port, not a fixed one: suites run in parallel must not share (or stop) a node.
-    cfg = LocalNodeConfig(port=_free_port(), data_dir=data, **_suite_distribution())
-    if status(cfg).running:
-        pytest.skip(f"port {cfg.port} already serves a node")
-    try:
+    with private_config() as cfg:
+        if status(cfg).running:
+            pytest.skip(f"port {cfg.port} already serves a node")
         yield cfg
-    finally:
-        stop(cfg)
-        shutil.rmtree(data, ignore_errors=True)
 
 
 def test_up_status_restart_down(node_cfg: LocalNodeConfig) -> None:
@@ -283,7 +260,7 @@ def test_cli(node_cfg: LocalNodeConfig, monkeypatch: pytest.MonkeyPatch) -> None
     result = runner.invoke(es, ["status"])
     assert result.exit_code == 0 and f"running at {node_cfg.url}" in result.output
     assert f"data dir: {data}" in result.output
-    other = str(_free_port())
+    other = str(free_port())
     for command in ("down", "up"):
         result = runner.invoke(es, [command, "--port", other, "--data-dir", data])
         assert result.exit_code == 1

@@ -1,0 +1,58 @@
+"""A node of the test's own: for tests that must kill, restart or constrain Elasticsearch.
+
+Such a test cannot use the suite's shared node (``ELASTICSEARCH_URL``): the other tests need
+it alive and with default limits. Each private node gets a free port (suites run in parallel
+must not share or stop one) and a fresh data folder, and reuses the suite node's unpacked
+distribution when there is one, which spares a download.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from devnode.config import LocalNodeConfig
+from devnode.localnode import start, stop
+from devnode.locate import running_node
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def suite_distribution() -> dict[str, object]:
+    """The unpacked distribution of the suite's node (ELASTICSEARCH_URL) when it is ours: the
+    developer's BOOKDUP_ES_HOME / BOOKDUP_CACHE are hidden from tests, and reusing the home
+    spares a download."""
+    suite = running_node(LocalNodeConfig.from_env())
+    return {} if suite is None else {"version": suite.version, "home_dir": suite.home_dir}
+
+
+@contextmanager
+def private_config(**fields: object) -> Iterator[LocalNodeConfig]:
+    """A config for a private node (not started), its folder removed afterwards and the node
+    stopped if the test left it running."""
+    # Not pytest's tmp_path: /tmp/pytest-of-root is 0700, unreachable for the node user.
+    data = Path(tempfile.mkdtemp(prefix="bookdup-es-test-", dir="/tmp"))
+    cfg = LocalNodeConfig(port=free_port(), data_dir=data, **{**suite_distribution(), **fields})  # type: ignore[arg-type]
+    try:
+        yield cfg
+    finally:
+        stop(cfg)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@contextmanager
+def private_node(
+    settings: Mapping[str, object] | None = None, **fields: object
+) -> Iterator[LocalNodeConfig]:
+    """A started private node with extra ``elasticsearch.yml`` settings."""
+    with private_config(settings=dict(settings or {}), **fields) as cfg:
+        start(cfg)
+        yield cfg
