@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import sys
@@ -117,6 +118,12 @@ def cli(
     show_default=True,
     help="largest book accepted, in MB of text; a larger one is reported and skipped",
 )
+@click.option(
+    "--bulk-chunk",
+    type=click.IntRange(min=1),
+    default=None,
+    help="most books per bulk request [default: 20]; the node's 429s make them fewer for a while",
+)
 @pass_context
 def index_cmd(
     ctx: Context,
@@ -125,6 +132,7 @@ def index_cmd(
     lines_per_page: int,
     encoding: str | None,
     max_book_mb: float,
+    bulk_chunk: int | None,
 ) -> None:
     """Read books from PATHS (txt, page folders, JSONL, ALTO, hOCR, _djvu.txt; any of them
     .gz) and index them."""
@@ -135,12 +143,9 @@ def index_cmd(
         lines_per_page=lines_per_page, encoding=encoding, max_book_mb=max_book_mb
     )
     if workers:
-        options = IndexOptions(
-            workers=workers,
-            lines_per_page=lines_per_page,
-            encoding=encoding,
-            max_book_mb=max_book_mb,
-        )
+        options = dataclasses.replace(options, workers=workers)
+    if bulk_chunk:
+        options = dataclasses.replace(options, bulk_chunk=bulk_chunk)
     with Progress("indexing", total=count_inputs(list(paths)), unit="books") as bar:
         summary = run_index(client, ctx.names, list(paths), options, progress=bar.update)
     _report_resumed(summary.resumed_from)

@@ -17,7 +17,7 @@ from bookdup.cluster import assign_clusters, edition_edges, work_edges
 from indexer.failpoints import failpoint
 from store.bulk import bulk_write
 from store.iterate import iter_documents
-from store.schema import IndexNames, paused_refresh
+from store.schema import IndexNames, paused_refresh, refresh
 
 #: The lock every job that writes relations or cluster ids takes (dedup, remove).
 CLUSTER_LOCK = "dedup"
@@ -83,5 +83,5 @@ def write_clusters(client: Elasticsearch, names: IndexNames) -> tuple[int, int, 
     with paused_refresh(client, names.books):
         updated = apply_clusters(client, names, clustering)
         failpoint("clusters.applied")  # written, not yet published
-        client.indices.refresh(index=names.books)  # publish: every change at one refresh
+        refresh(client, names.books)  # publish: every change at one refresh
     return updated, len(set(clustering.editions.values())), len(set(clustering.works.values()))

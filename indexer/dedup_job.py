@@ -40,8 +40,9 @@ from indexer.failpoints import failpoint
 from indexer.pipeline import prefetch
 from store.bulk import Action, bulk_write
 from store.locks import JobLock
+from store.retry import with_retries
 from store.runs import RunRecorder, get_run, new_run_id, resume_after_interrupted
-from store.schema import IndexNames, ensure_indices
+from store.schema import IndexNames, ensure_indices, refresh
 
 __all__ = ["DedupParams", "DedupSummary", "resolve_since", "run_dedup"]
 
@@ -162,7 +163,7 @@ def _write_relations(run: DedupRun, summary: DedupSummary, stream: _RelationStre
         summary.skipped.append((failure.id, f"write refused: {failure.reason}"))
     busy = sum(summary.timings.get(k, 0.0) for k in ("verify_s", "search_wait_s"))
     summary.timings["read_write_s"] = time.monotonic() - started - busy
-    run.client.indices.refresh(index=run.names.relations)
+    refresh(run.client, run.names.relations)
 
 
 def _finish_relations(run: DedupRun, stream: _RelationStream, incremental: bool) -> int:
@@ -191,7 +192,7 @@ def run_dedup(
     ensure_indices(client, names)
     run_id = new_run_id("dedup")
     with JobLock(client, names, CLUSTER_LOCK, run_id) as lock:
-        client.indices.refresh(index=[names.books, names.relations])
+        refresh(client, [names.books, names.relations])
         since_time = resolve_since(client, names, since) if since else None
         recorder = RunRecorder(
             client, names, "dedup", {"since": since, "since_time": since_time}, run_id
@@ -223,7 +224,8 @@ def _run_stages(
         run.stop.n_terms,
     )
     summary.timings["prepare_s"] = time.monotonic() - started
-    total = client.count(index=names.books, query=run.selection)["count"] if since_time else None
+    count = with_retries()(client.count)
+    total = count(index=names.books, query=run.selection)["count"] if since_time else None
     stream = _RelationStream(run, summary, summary.books if total is None else total, progress)
     stream.heartbeat = lock.renew
     _write_relations(run, summary, stream)
@@ -232,7 +234,7 @@ def _run_stages(
     summary.stale_relations_removed = _finish_relations(run, stream, since_time is not None)
     failpoint("dedup.stale")
     cluster_started = time.monotonic()
-    client.indices.refresh(index=[names.books, names.relations])
+    refresh(client, [names.books, names.relations])
     summary.clusters_updated, summary.edition_clusters, summary.work_clusters = write_clusters(
         client, names
     )

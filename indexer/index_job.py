@@ -47,7 +47,7 @@ from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
 from store.runs import RunRecorder, resume_after_interrupted
-from store.schema import IndexNames, ensure_indices
+from store.schema import IndexNames, ensure_indices, refresh
 
 __all__ = [
     "EXCERPT_WORDS",
@@ -364,7 +364,7 @@ class _IndexRun:
         summary.resent, summary.smallest_chunk = report.rejected, report.smallest_chunk
         for failure in report.failures:
             summary.failures.append((self._sources.get(failure.id, failure.id), failure.reason))
-        self._client.indices.refresh(index=self._names.books)
+        refresh(self._client, self._names.books)
         summary.seconds = time.monotonic() - self._started
         self._recorder.finish(
             counts=summary.as_counts(),

@@ -11,7 +11,7 @@ from store.bulk import bulk_write
 from store.iterate import iter_documents
 from store.locks import JobLock
 from store.runs import RunRecorder, new_run_id
-from store.schema import IndexNames, ensure_indices
+from store.schema import IndexNames, ensure_indices, refresh
 
 
 @dataclass
@@ -43,7 +43,7 @@ def _remove(
     present = [d["_id"] for d in found if d.get("found")]
     missing = [d["_id"] for d in found if not d.get("found")]
     query = {"bool": {"should": [{"terms": {"a": book_ids}}, {"terms": {"b": book_ids}}]}}
-    client.indices.refresh(index=names.relations)
+    refresh(client, names.relations)
     relation_ids = [
         h["_id"] for h in iter_documents(client, names.relations, query=query, source=False)
     ]

@@ -19,6 +19,7 @@ from elasticsearch import Elasticsearch
 
 from store.bulk import bulk_write
 from store.iterate import iter_documents
+from store.retry import with_retries
 
 LOGICAL_INDICES = ("books", "relations", "runs")
 DEFAULT_PREFIX = "bookdup"
@@ -128,11 +129,18 @@ def paused_refresh(client: Elasticsearch, index: str) -> Iterator[None]:
     books index has one shard). A job killed inside leaves the setting paused: every job's
     `ensure_indices` resumes it.
     """
-    client.indices.put_settings(index=index, settings={"index": {"refresh_interval": _PAUSED}})
+    put_settings = with_retries()(client.indices.put_settings)
+    put_settings(index=index, settings={"index": {"refresh_interval": _PAUSED}})
     try:
         yield
     finally:
-        client.indices.put_settings(index=index, settings={"index": {"refresh_interval": None}})
+        put_settings(index=index, settings={"index": {"refresh_interval": None}})
+
+
+def refresh(client: Elasticsearch, index: str | list[str]) -> None:
+    """Make a job's writes searchable; retried like its writes, so that a node restarting
+    under the job does not end it."""
+    with_retries()(client.indices.refresh)(index=index)
 
 
 def _resume_refresh(client: Elasticsearch, index: str) -> None:
