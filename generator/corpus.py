@@ -24,8 +24,8 @@ from generator.render import Layout, paginate, render_lines
 from generator.translate import (
     TRANSLATION_PAIRS,
     Lexicon,
-    function_word_map,
     translate_prose,
+    untranslated_word_map,
     word_options,
 )
 from generator.truth import BookRecord, Segment, ground_truth
@@ -153,13 +153,13 @@ class _Generator:
         return [p for p in TRANSLATION_PAIRS if p in installed and set(p) <= langs]
 
     def lexicon(self, source: str, target: str) -> tuple[Lexicon, dict[str, str], dict[str, Any]]:
-        """Dictionary, function-word map and translation cache of one direction, loaded once."""
+        """Dictionary, untranslated-word map and translation cache of one direction, loaded once."""
         if (source, target) not in self.lexicons:
             from readers.dictionaries import load_dictionary
 
             self.lexicons[source, target] = (
                 load_dictionary(source, target),
-                function_word_map(self.models[source], self.models[target]),
+                untranslated_word_map(self.models[source], self.models[target]),
                 {},
             )
         return self.lexicons[source, target]
@@ -414,11 +414,11 @@ class _Generator:
             e = max(_paragraph_cut(w.prose, s + length), s + 1)
             if e <= s + 1:
                 e = n
-        lexicon, function_words, cache = self.lexicon(w.language, target)
+        lexicon, untranslated, cache = self.lexicon(w.language, target)
         body = translate_prose(
-            w.prose.slice(s, e), lexicon, rng, function_words, self.cfg.swap_prob, cache
+            w.prose.slice(s, e), lexicon, rng, untranslated, self.cfg.swap_prob, cache
         )
-        title = " ".join(word_options(t, lexicon, function_words)[0] for t in w.title.split())
+        title = " ".join(word_options(t, lexicon, untranslated)[0] for t in w.title.split())
         title = title.title()
         year = w.year + int(rng.integers(1, 100))
         layout = self.layout()

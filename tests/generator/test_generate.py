@@ -14,7 +14,7 @@ from bookdup.text import tokenize
 from generator import GeneratorConfig, generate_corpus
 from generator.noise import add_noise
 from generator.render import paginate, render_lines
-from generator.translate import function_word_map, translate_prose, word_options
+from generator.translate import translate_prose, untranslated_word_map, word_options
 from generator.truth import BookRecord, Segment, ground_truth, relation
 from generator.wordmodel import load_wordmodel
 from readers.dictionaries import available_pairs, load_dictionary
@@ -111,7 +111,7 @@ def test_translation_words_come_from_the_dictionary() -> None:
     rng = np.random.default_rng(5)
     src = load_wordmodel("en").words(rng, 3000)
     lex = _Lexicon()
-    fw = function_word_map(load_wordmodel("en"), load_wordmodel("de"))
+    fw = untranslated_word_map(load_wordmodel("en"), load_wordmodel("de"))
     out = translate_prose(src, lex, rng, fw, swap_prob=0.0)
     for s, t in zip(src.words, out.words, strict=True):
         assert t in word_options(s, lex, fw)
@@ -132,7 +132,7 @@ def test_real_dictionary_translation_in_corpus(tmp_path: Path) -> None:
     rng = np.random.default_rng(2)
     en, de = load_wordmodel("en"), load_wordmodel("de")
     src = en.words(rng, 2000)
-    fw = function_word_map(en, de)
+    fw = untranslated_word_map(en, de)
     out = translate_prose(src, lex, rng, fw, swap_prob=0.0)
     translated = 0
     for s, t in zip(src.words, out.words, strict=True):
