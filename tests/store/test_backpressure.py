@@ -15,11 +15,11 @@ from collections.abc import Iterator
 import pytest
 from elasticsearch import Elasticsearch
 
+from generator import GeneratorConfig, generate_corpus
 from indexer.index_job import IndexOptions, run_index
 from store.bulk import BulkReport, bulk_write
 from store.connection import ConnectionSettings, connect
 from store.schema import IndexNames, ensure_indices
-from tests.fixtures_books import build_corpus
 from tests.private_node import private_node
 
 LIMIT_BYTES = 256 * 1024
@@ -115,14 +115,15 @@ def test_writers_at_once_on_a_full_write_queue_lose_nothing(small_node) -> None:
 
 
 def test_the_index_job_rides_back_pressure_and_says_so(small_node, tmp_path) -> None:
-    corpus = build_corpus(tmp_path / "corpus", with_translation=False)
+    corpus = tmp_path / "corpus"
+    generate_corpus(GeneratorConfig(seed=5, n_books=30, words_min=3000, words_max=6000), corpus)
     names = IndexNames("bp-job")
     ensure_indices(small_node, names)
-    options = IndexOptions(workers=2, bulk_chunk=50)
-    summary = run_index(small_node, names, corpus.paths, options)
+    options = IndexOptions(workers=2, bulk_chunk=30)
+    summary = run_index(small_node, names, [corpus / "books"], options)
     assert summary.failures == []
-    assert summary.indexed == len(corpus.ids)
-    assert _count(small_node, names.books) == len(corpus.ids)
+    assert summary.indexed == 30
+    assert _count(small_node, names.books) == 30
     counts = summary.as_counts()
-    assert counts["resent"] > 0  # the corpus (~1 MB of documents) cannot go in one request
+    assert counts["resent"] > 0  # ~20-40 KB a book: 30 of them are ~3x the limit
     assert 1 <= counts["smallest_chunk"] < options.bulk_chunk
