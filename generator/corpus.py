@@ -105,6 +105,11 @@ class _Work:
     editions: list[_Edition] = field(default_factory=list)
 
 
+def _share_of(n: int, share: tuple[float, float], least: int, rng: np.random.Generator) -> int:
+    """A length drawn as a share of ``n`` words, at least ``least``."""
+    return max(least, int(n * rng.uniform(*share)))
+
+
 def _paragraph_cut(prose: Prose, target: int) -> int:
     """The paragraph start nearest to ``target`` (volumes and excerpts end at paragraphs)."""
     starts = prose.paragraph_starts()
@@ -199,11 +204,14 @@ class _Generator:
             for j, i in enumerate(at[::-1].tolist()):
                 note = render_lines(model.words(self.rng, int(self.rng.integers(12, 40))), 60)
                 lines[i + 1 : i + 1] = ["", f"{k - j}) " + note[0], *note[1:], ""]
+        # Added matter in proportion to the book, as in real editions (a preface of a few pages
+        # in a novel); a fixed 300–1,500-word preface was most of a 2,000-word test book and made
+        # such an edition look like a container of the other.
         if "preface" in extras:
-            text = model.words(self.rng, int(self.rng.integers(300, 1500)))
+            text = model.words(self.rng, _share_of(len(body), (0.02, 0.10), 80, self.rng))
             lines = [preface.upper(), "", *render_lines(text, layout.width), "", "", *lines]
         if "notes" in extras:
-            text = model.words(self.rng, int(self.rng.integers(200, 800)))
+            text = model.words(self.rng, _share_of(len(body), (0.02, 0.08), 60, self.rng))
             lines += ["", "", notes.upper(), "", *render_lines(text, layout.width)]
         return ["\n".join(title_page), *paginate(lines, layout.lines_per_page, first_number=2)]
 
