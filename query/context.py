@@ -4,7 +4,11 @@ bilingual lexicons, a feature cache).
 
 The CLI makes one ``ReadSide`` per command; the HTTP server keeps one for its lifetime, so the
 stop lists (a terms aggregation over the whole books index) and the lexicons (parsed FreeDict
-files) are computed once and refreshed after ``ttl`` seconds rather than on every request.
+files) are computed once and checked after ``ttl`` seconds rather than on every request: when
+no book was indexed or removed meanwhile, the state (and its warm feature cache) is kept;
+otherwise it is read again. Rebuilding it every ``ttl`` regardless had the old and the new
+cache alive together while requests still used the old one, and the server's memory stepped up
+by ~200 MB (freed memory is not returned to the system) at the refresh in a 10-minute soak.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from elasticsearch import Elasticsearch
 from readers.dictionaries import Dictionaries
 from store.candidates import CandidateParams, CandidateSearcher, StopLists, indexed_languages
 from store.features import FeatureCache
+from store.retry import with_retries
 from store.schema import IndexNames
 
 #: Collection state older than this is read again (books indexed meanwhile change it).
@@ -47,6 +52,19 @@ class _State:
     cache: FeatureCache
     searcher: CandidateSearcher
     read_at: float
+    version: tuple[int, object]  # (books, newest indexed_at) when read
+
+
+def collection_version(client: Elasticsearch, books_index: str) -> tuple[int, object]:
+    """What changes when a book is indexed, re-indexed or removed: the number of books and the
+    newest ``indexed_at`` (dedup's cluster-id updates change neither, nor the stop lists)."""
+    response = with_retries(READ_RETRY_S)(client.search)(
+        index=books_index,
+        size=0,
+        track_total_hits=True,
+        aggs={"newest": {"max": {"field": "indexed_at"}}},
+    ).body
+    return response["hits"]["total"]["value"], response["aggregations"]["newest"]["value"]
 
 
 class ReadSide:
@@ -71,19 +89,25 @@ class ReadSide:
         #: sequences) are not thread-safe: one match or explain computes at a time.
         self.compute_lock = threading.Lock()
 
-    def _read_state(self) -> _State:
+    def _read_state(self, version: tuple[int, object]) -> _State:
         stop = StopLists.from_index(self.client, self.names.books, self.params)
         languages = indexed_languages(self.client, self.names.books)
         cache = FeatureCache(self.client, self.names.books, stop.uniq, size=READ_CACHE_SIZE)
         searcher = CandidateSearcher(
             self.client, self.names.books, self.params, stop, self.lexicons, languages
         )
-        return _State(stop, languages, cache, searcher, time.monotonic())
+        return _State(stop, languages, cache, searcher, time.monotonic(), version)
 
     def state(self) -> _State:
-        """Stop lists, languages, feature cache and candidate searcher, at most ``ttl`` old."""
+        """Stop lists, languages, feature cache and candidate searcher, checked against the
+        collection at most ``ttl`` ago."""
         with self._lock:
-            now = time.monotonic()
-            if self._state is None or now - self._state.read_at > self._ttl:
-                self._state = self._read_state()
+            old = self._state
+            if old is not None and time.monotonic() - old.read_at <= self._ttl:
+                return old
+            version = collection_version(self.client, self.names.books)
+            if old is not None and version == old.version:
+                old.read_at = time.monotonic()
+                return old
+            self._state = self._read_state(version)
             return self._state
