@@ -22,8 +22,11 @@ import sys
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from bookdup.model import Book
 from generator.corpus import GeneratorConfig, generate_corpus
@@ -55,10 +58,17 @@ def timed(call: Callable[[], object], n: int) -> list[float]:
     return out
 
 
-def build(client, names: IndexNames, n_books: int, workdir: Path, seed: int) -> Path:
+def ensure_corpus(workdir: Path, n_books: int, seed: int) -> Path:
+    """The generated corpus of ``n_books`` under ``workdir``, generated once: the soak
+    benchmarks and this one share it, and 10K books take minutes to generate."""
     out = workdir / f"corpus-{n_books}-s{seed}"
     if not (out / "ground_truth.jsonl").exists():
         generate_corpus(GeneratorConfig(seed=seed, n_books=n_books), out)
+    return out
+
+
+def build(client, names: IndexNames, n_books: int, workdir: Path, seed: int) -> Path:
+    out = ensure_corpus(workdir, n_books, seed)
     drop_indices(client, names)
     t0 = time.monotonic()
     run_index(client, names, [out / "books"])
@@ -99,44 +109,88 @@ def bench_calls(rs: ReadSide, ids: list[str], queries: list[str], book: Book) ->
     return {"related": rel, "search": srch, "match": mt, "explain": ex}
 
 
-def http_load(port: int, paths: list[str], clients: int, seconds: float) -> dict[str, float]:
-    latencies: list[float] = []
-    errors = [0]
+@dataclass(frozen=True)
+class Call:
+    """One request of an HTTP load mix; ``kind`` groups the figures (search, related, …)."""
+
+    kind: str
+    path: str
+    method: str = "GET"
+    body: bytes | None = None
+    content_type: str = "text/plain; charset=utf-8"
+
+
+def http_load(
+    port: int, calls: Sequence[str | Call], clients: int, seconds: float
+) -> dict[str, Any]:
+    """``clients`` threads, one keep-alive connection each, sending requests drawn from
+    ``calls`` (a plain path is a GET of kind "get") for ``seconds``. Errors are non-2xx
+    answers and connection failures, counted as "kind:status". ``samples`` holds every
+    request as (seconds since the start, kind, ms, ok), for figures over time."""
+    mix = [c if isinstance(c, Call) else Call("get", c) for c in calls]
+    samples: list[tuple[float, str, float, bool]] = []
+    errors: Counter[str] = Counter()
     lock = threading.Lock()
-    stop = time.monotonic() + seconds
+    began = time.monotonic()
+    stop = began + seconds
 
     def client_loop(seed: int) -> None:
         rng = random.Random(seed)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        mine: list[float] = []
+        mine: list[tuple[float, str, float, bool]] = []
+        bad: Counter[str] = Counter()
         while time.monotonic() < stop:
+            call = rng.choice(mix)
+            headers = {"Content-Type": call.content_type} if call.body is not None else {}
             t0 = time.perf_counter()
             try:
-                conn.request("GET", rng.choice(paths))
+                conn.request(call.method, call.path, body=call.body, headers=headers)
                 response = conn.getresponse()
                 response.read()
-                ok = response.status == 200
-            except (OSError, http.client.HTTPException):
-                ok = False
+                status = "" if 200 <= response.status < 300 else str(response.status)
+            except (OSError, http.client.HTTPException) as exc:
+                status = type(exc).__name__
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            mine.append((time.perf_counter() - t0) * 1000)
-            if not ok:
-                with lock:
-                    errors[0] += 1
+            ms = (time.perf_counter() - t0) * 1000
+            mine.append((time.monotonic() - began, call.kind, ms, not status))
+            if status:
+                bad[f"{call.kind}:{status}"] += 1
+        conn.close()
         with lock:
-            latencies.extend(mine)
+            samples.extend(mine)
+            errors.update(bad)
 
     threads = [threading.Thread(target=client_loop, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    p50, p95 = percentiles(latencies)
-    return {"rps": len(latencies) / seconds, "p50": p50, "p95": p95, "errors": errors[0]}
+    p50, p95 = percentiles([ms for _, _, ms, _ in samples])
+    return {
+        "rps": len(samples) / seconds,
+        "p50": p50,
+        "p95": p95,
+        "errors": sum(errors.values()),
+        "requests": len(samples),
+        "error_counts": dict(errors),
+        "samples": samples,
+    }
 
 
-def serve(names: IndexNames, port: int) -> subprocess.Popen:
+def by_kind(samples: list[tuple[float, str, float, bool]]) -> dict[str, tuple[int, float, float]]:
+    """(n, p50, p95) of each kind of request in an `http_load` sample list."""
+    kinds: dict[str, list[float]] = {}
+    for _, kind, ms, _ in samples:
+        kinds.setdefault(kind, []).append(ms)
+    return {k: (len(v), *percentiles(v)) for k, v in sorted(kinds.items())}
+
+
+def serve(
+    names: IndexNames, port: int, stderr: IO[bytes] | int = subprocess.DEVNULL
+) -> subprocess.Popen:
+    """`bookdup serve` in its own process, returned once it answers; ``stderr`` takes its log
+    (the soak benchmark keeps it, to show what went wrong)."""
     env = dict(os.environ, BOOKDUP_INDEX_PREFIX=names.prefix)
     proc = subprocess.Popen(
         [
@@ -148,7 +202,7 @@ def serve(names: IndexNames, port: int) -> subprocess.Popen:
             str(port),
         ],
         env=env,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
     )
     for _ in range(200):
         try:
@@ -197,8 +251,8 @@ def main() -> None:
         print(f"{name:8s} n={len(samples):4d}  p50 {p50:8.1f} ms  p95 {p95:8.1f} ms")
     print(f"(match: a {n_words:,}-word book, {biggest.name})")
 
-    paths = [f"/api/books/{urllib.parse.quote(i)}/related" for i in ids[:500]]
-    paths += [f"/api/search?q={urllib.parse.quote(q)}" for q in queries]
+    paths = [Call("related", f"/api/books/{urllib.parse.quote(i)}/related") for i in ids[:500]]
+    paths += [Call("search", f"/api/search?q={urllib.parse.quote(q)}") for q in queries]
     proc = serve(names, args.port)
     try:
         load = http_load(args.port, paths, args.clients, args.seconds)
@@ -208,11 +262,15 @@ def main() -> None:
     print(
         f"HTTP: {args.clients} clients for {args.seconds:.0f} s: {load['rps']:.0f} requests/s, "
         f"p50 {load['p50']:.0f} ms, p95 {load['p95']:.0f} ms, {load['errors']} errors"
+        + (f" {load['error_counts']}" if load["errors"] else "")
     )
+    for kind, (n, p50, p95) in by_kind(load["samples"]).items():
+        print(f"  {kind:8s} n={n:5d}  p50 {p50:8.1f} ms  p95 {p95:8.1f} ms")
     results.update(
         books=args.books,
         match_words=n_words,
         http_clients=args.clients,
+        http_requests=load["requests"],
         http_rps=round(load["rps"], 1),
         http_p95_ms=round(load["p95"], 1),
         http_errors=load["errors"],

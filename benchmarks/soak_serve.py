@@ -1,0 +1,263 @@
+"""Soak: `bookdup serve` under concurrent keep-alive clients for minutes, on loopback: errors,
+latency per kind of request, and the server's memory over time.
+
+    python benchmarks/soak_serve.py --prefix benchread-10000 --seconds 600
+    python benchmarks/soak_serve.py --prefix benchread-300 --seconds 60 --clients 10   # check
+
+Needs a deduplicated index (``bench_read.py`` builds ``benchread-<N>``) on the node at
+``--es-url`` (default ``$ELASTICSEARCH_URL``, else the soak node on 9800), and the corpus it
+was built from (``--corpus``; by default ``<workdir>/corpus-<N>-s1`` for ``benchread-<N>``),
+whose pages are the texts sent to ``POST /api/match``. The mix: collapsed searches (two words
+of a book's opening text, as bench_read.py), related books, explain of related pairs, a few
+SVG pictures and matches of a page or two. The server's RSS, threads and open files are read
+from /proc every ``--sample-s``. Prints the figures and ends with one ``RESULT …`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_read import Call, by_kind, http_load, percentiles, search_words, serve  # noqa: E402
+
+from query.match import read_one_book  # noqa: E402
+from query.related import related  # noqa: E402
+from store.connection import ConnectionSettings, connect  # noqa: E402
+from store.iterate import iter_documents  # noqa: E402
+from store.schema import IndexNames  # noqa: E402
+
+#: Requests of each kind in the mix, per 100: what a review session does, mostly reads.
+MIX = {"search": 40, "related": 40, "explain": 10, "plot_svg": 3, "match": 7}
+
+
+def load_avg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')} load {load_avg()}] {msg}", flush=True)
+
+
+def q(value: str) -> str:
+    return urllib.parse.quote(value, safe="")
+
+
+def related_pairs(client, names: IndexNames, ids: list[str], want: int) -> list[tuple[str, str]]:
+    """Pairs the index relates (a book and each of its first related books), for explain."""
+    pairs: list[tuple[str, str]] = []
+    for book_id in ids:
+        found = related(client, names.books, names.relations, book_id)["relations"]
+        pairs += [(book_id, r["book_id"]) for r in found[:2]]
+        if len(pairs) >= want:
+            break
+    return pairs[:want]
+
+
+def match_texts(corpus: Path, rng: random.Random, n: int) -> list[bytes]:
+    """A page or two (at least 150 words) from the start of random books of the corpus."""
+    files = sorted(p for p in (corpus / "books").rglob("*.txt") if p.is_file())
+    texts = []
+    for path in rng.sample(files, min(n * 2, len(files))):
+        pages = read_one_book(path).pages
+        take = 1 + rng.randrange(2)
+        while take < len(pages) and len(" ".join(pages[:take]).split()) < 150:
+            take += 1
+        text = "\n\f".join(pages[:take])
+        if len(text.split()) >= 150:
+            texts.append(text.encode())
+        if len(texts) == n:
+            break
+    return texts
+
+
+def build_mix(client, names: IndexNames, corpus: Path, seed: int) -> list[Call]:
+    """The requests the clients draw from, ``MIX`` per hundred."""
+    rng = random.Random(seed)
+    ids = sorted(h["_id"] for h in iter_documents(client, names.books, source=False))
+    pairs = related_pairs(client, names, rng.sample(ids, len(ids)), 200)
+    if not pairs:
+        raise SystemExit(f"{names.books} has no related pairs: deduplicate it first")
+    queries = search_words(client, names, rng, 200)
+    texts = match_texts(corpus, rng, 20)
+    kinds = {
+        "search": [Call("search", f"/api/search?q={q(s)}&collapse=edition") for s in queries],
+        "related": [
+            Call("related", f"/api/books/{q(i)}/related")
+            for i in rng.sample(ids, min(500, len(ids)))
+        ],
+        "explain": [Call("explain", f"/api/explain?a={q(a)}&b={q(b)}") for a, b in pairs],
+        "plot_svg": [
+            Call("plot_svg", f"/api/explain/plot?a={q(a)}&b={q(b)}&format=svg")
+            for a, b in pairs[:20]
+        ],
+        "match": [Call("match", "/api/match", "POST", t) for t in texts],
+    }
+    mix: list[Call] = []
+    for kind, weight in MIX.items():
+        mix += [rng.choice(kinds[kind]) for _ in range(weight * 10)]
+    return mix
+
+
+def proc_figures(pid: int) -> tuple[float, int, int] | None:
+    """(RSS MB, threads, open files) of a live process, None once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        fds = len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return None
+    rss = re.search(r"^VmRSS:\s+(\d+)", status, re.M)
+    threads = re.search(r"^Threads:\s+(\d+)", status, re.M)
+    if not rss or not threads:
+        return None
+    return int(rss.group(1)) / 1024, int(threads.group(1)), fds
+
+
+class Sampler(threading.Thread):
+    """The server's memory, threads and files every ``every`` seconds while the load runs."""
+
+    def __init__(self, pid: int, every: float) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.every = pid, every
+        self.samples: list[tuple[float, float, int, int]] = []  # (s, rss MB, threads, fds)
+        self.done = threading.Event()
+        self.t0 = time.monotonic()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            figures = proc_figures(self.pid)
+            if figures is not None:
+                self.samples.append((time.monotonic() - self.t0, *figures))
+            self.done.wait(self.every)
+
+
+def slope_per_min(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, MB) points, in MB per minute."""
+    if len(points) < 2:
+        return 0.0
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    sxy = sum((x - mx) * (y - my) for x, y in points)
+    return sxy / sxx * 60 if sxx else 0.0
+
+
+def per_minute(samples: list[tuple[float, str, float, bool]], seconds: float) -> list[str]:
+    """Requests, errors and p95 of each minute: a soak must not slow down or fail late."""
+    rows = []
+    for minute in range(int(seconds // 60 + (seconds % 60 > 0))):
+        ms = [s[2] for s in samples if minute * 60 <= s[0] < (minute + 1) * 60]
+        bad = sum(1 for s in samples if minute * 60 <= s[0] < (minute + 1) * 60 and not s[3])
+        if ms:
+            p95 = percentiles(ms)[1]
+            rows.append(
+                f"  minute {minute + 1:2d}: {len(ms):6d} requests, {bad} errors, p95 {p95:.0f} ms"
+            )
+    return rows
+
+
+def default_corpus(prefix: str, workdir: Path) -> Path:
+    m = re.fullmatch(r"benchread-(\d+)", prefix)
+    if not m:
+        raise SystemExit("give --corpus: the prefix does not name a bench_read corpus")
+    return workdir / f"corpus-{m.group(1)}-s1"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prefix", default="benchread-10000")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=600)
+    parser.add_argument("--port", type=int, default=8800)
+    parser.add_argument(
+        "--es-url", default=os.environ.get("ELASTICSEARCH_URL", "http://127.0.0.1:9800")
+    )
+    parser.add_argument("--workdir", type=Path, default=Path("/work/soak"))
+    parser.add_argument("--corpus", type=Path, default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sample-s", type=float, default=10)
+    args = parser.parse_args()
+
+    os.environ["ELASTICSEARCH_URL"] = args.es_url  # for the server process too
+    names = IndexNames(args.prefix)
+    client = connect(ConnectionSettings.from_env(timeout=300))
+    corpus = args.corpus or default_corpus(args.prefix, args.workdir)
+    mix = build_mix(client, names, corpus, args.seed)
+    log(f"mix of {len(mix)} requests: {json.dumps(MIX)}")
+    server_log = args.workdir / f"soak_serve-{args.prefix}.stderr"
+    with server_log.open("wb") as err:
+        proc = serve(names, args.port, stderr=err)
+    sampler = Sampler(proc.pid, args.sample_s)
+    sampler.start()
+    log(
+        f"bookdup serve pid {proc.pid} on port {args.port}; {args.clients} clients for "
+        f"{args.seconds:.0f} s"
+    )
+    try:
+        load = http_load(args.port, mix, args.clients, args.seconds)
+    finally:
+        sampler.done.set()
+        sampler.join()
+        alive = proc.poll() is None
+        proc.terminate()
+        proc.wait(timeout=30)
+    log(
+        f"{load['requests']} requests, {load['rps']:.1f} requests/s, p50 {load['p50']:.0f} ms, "
+        f"p95 {load['p95']:.0f} ms, {load['errors']} errors {load['error_counts'] or ''}"
+    )
+    for kind, (n, p50, p95) in by_kind(load["samples"]).items():
+        print(f"  {kind:8s} n={n:6d}  p50 {p50:8.1f} ms  p95 {p95:8.1f} ms")
+    print("\n".join(per_minute(load["samples"], args.seconds)))
+    print("server (s, RSS MB, threads, open files):")
+    print("  " + "  ".join(f"{t:.0f}:{r:.0f}/{th}/{fd}" for t, r, th, fd in sampler.samples))
+    later = [(t, r) for t, r, _, _ in sampler.samples if t >= 60]
+    rss_all = [r for _, r, _, _ in sampler.samples]
+    start_mb = later[0][1] if later else (rss_all[0] if rss_all else 0.0)
+    end_mb = rss_all[-1] if rss_all else 0.0
+    errors_log = [  # what the server said besides its banner: warnings, errors
+        ln
+        for ln in server_log.read_text(errors="replace").splitlines()
+        if ln.strip() and not ln.startswith("bookdup review page")
+    ]
+    log(
+        f"server RSS: {start_mb:.0f} MB at minute 1, {end_mb:.0f} MB at the end, max "
+        f"{max(rss_all, default=0):.0f} MB, slope {slope_per_min(later):+.2f} MB/min after "
+        f"minute 1; alive at the end: {alive}; {len(errors_log)} other lines on its stderr"
+    )
+    for line in errors_log[-5:]:
+        print(f"    | {line}")
+    result = {
+        "clients": args.clients,
+        "seconds": round(args.seconds),
+        "requests": load["requests"],
+        "rps": round(load["rps"], 1),
+        "p50_ms": round(load["p50"], 1),
+        "p95_ms": round(load["p95"], 1),
+        "errors": load["errors"],
+    }
+    for kind, (_, p50, p95) in by_kind(load["samples"]).items():
+        result[f"{kind}_p50_ms"], result[f"{kind}_p95_ms"] = round(p50), round(p95)
+    result.update(
+        rss_start_mb=round(start_mb, 1),
+        rss_end_mb=round(end_mb, 1),
+        rss_max_mb=round(max(rss_all, default=0), 1),
+        rss_slope_mb_per_min=round(slope_per_min(later), 2),
+        server_alive=int(alive),
+        server_log_lines=len(errors_log),
+        load1=load_avg().split()[0],
+    )
+    print("RESULT " + " ".join(f"{k}={v}" for k, v in result.items()))
+
+
+if __name__ == "__main__":
+    main()
