@@ -280,19 +280,30 @@ def find_java(
 # --------------------------------------------------------------------------- http
 
 
+#: Seconds a port that answers but not as Elasticsearch is given to close (a dying node).
+PORT_SETTLE_S = 5.0
+
+
 def _node_version(cfg: LocalNodeConfig) -> str | None:
     """Version of the Elasticsearch node on the port; None when nothing listens. Raises when
     something else holds the port, since starting a node there could only fail.
 
     Uses the nodes-info API: the integ-test-zip has no rest-root module, so ``GET /`` is a 405.
+    A node SIGKILLed a moment ago can hold its port for a few seconds without answering, so the
+    verdict "something else" waits ``PORT_SETTLE_S`` for the port to close first.
     """
-    try:
-        socket.create_connection((cfg.host, cfg.port), timeout=2).close()
-    except OSError:
-        return None
-    body, is_es = get_json(cfg.url + "/_nodes/_local?filter_path=nodes.*.version")
-    if not is_es:
-        raise LocalNodeError(f"port {cfg.port} is taken by something that is not Elasticsearch")
+    deadline = time.monotonic() + PORT_SETTLE_S
+    while True:
+        try:
+            socket.create_connection((cfg.host, cfg.port), timeout=2).close()
+        except OSError:
+            return None
+        body, is_es = get_json(cfg.url + "/_nodes/_local?filter_path=nodes.*.version")
+        if is_es:
+            break
+        if time.monotonic() >= deadline:
+            raise LocalNodeError(f"port {cfg.port} is taken by something that is not Elasticsearch")
+        time.sleep(0.25)
     versions = [n.get("version") for n in (body or {}).get("nodes", {}).values()]
     return versions[0] if versions else "?"
 

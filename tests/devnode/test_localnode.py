@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from devnode.localnode import (
     MIN_JAVA,
     JavaNotFoundError,
     LocalNodeConfig,
+    _node_version,
     find_java,
     render_config,
     restart,
@@ -281,3 +283,14 @@ def test_cli_error_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.output.strip().count("\n") == 0
     assert "not Elasticsearch" in result.output
+
+
+def test_a_port_that_closes_soon_is_free_not_foreign(tmp_path: Path) -> None:
+    """A node SIGKILLed a moment ago can hold its port a little while without answering: the
+    port is waited for, not reported as taken by something else."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    cfg = LocalNodeConfig(port=s.getsockname()[1], data_dir=tmp_path)
+    threading.Timer(1.0, s.close).start()
+    assert _node_version(cfg) is None
