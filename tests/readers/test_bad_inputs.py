@@ -18,27 +18,12 @@ import pytest
 from bookdup.model import Book
 from readers import ReadError, Source, detect_kind, iter_books, iter_sources, read_source
 from readers.common import MAX_XML_DEPTH, MB, decoding_warning
+from tests.readers.reading import read_all, read_error, read_one
 
 REPO = Path(__file__).resolve().parents[2]
 ALTO_NS = "http://www.loc.gov/standards/alto/ns-v4#"
 SECRET = "TOP-SECRET-MARKER-0451"
 WORDS = ["It", "was", "the", "best", "of", "times", "it", "was", "the", "worst", "of", "times"]
-
-
-def read_all(*paths: Path, **kwargs) -> list[Book | ReadError]:
-    return list(iter_books(list(paths), **kwargs))
-
-
-def read_one(path: Path, **kwargs) -> Book:
-    (book,) = read_all(path, **kwargs)
-    assert isinstance(book, Book), str(book)
-    return book
-
-
-def read_error(path: Path, **kwargs) -> ReadError:
-    (error,) = read_all(path, **kwargs)
-    assert isinstance(error, ReadError), error
-    return error
 
 
 def prose(lines: int = 30) -> str:

@@ -10,24 +10,9 @@ import pytest
 
 from bookdup.model import Book
 from readers import ReadError, Source, detect_kind, iter_books, iter_sources, read_source
+from tests.readers.reading import read_all, read_error, read_one
 
 GUTENBERG = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gutenberg"
-
-
-def read_all(*paths: Path, **kwargs) -> list[Book | ReadError]:
-    return list(iter_books(list(paths), **kwargs))
-
-
-def read_one(path: Path, **kwargs) -> Book:
-    (book,) = read_all(path, **kwargs)
-    assert isinstance(book, Book), str(book)
-    return book
-
-
-def read_error(path: Path, **kwargs) -> ReadError:
-    (error,) = read_all(path, **kwargs)
-    assert isinstance(error, ReadError), error
-    return error
 
 
 # --- plain text -----------------------------------------------------------------------------

@@ -5,26 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bookdup.model import Book
-from readers import ReadError, detect_kind, iter_books
+from readers import ReadError, detect_kind
+from tests.readers.reading import read_all, read_error, read_one
 
 ALTO_NS = "http://www.loc.gov/standards/alto/ns-v4#"
-
-
-def read_all(*paths: Path, **kwargs) -> list[Book | ReadError]:
-    return list(iter_books(list(paths), **kwargs))
-
-
-def read_one(path: Path, **kwargs) -> Book:
-    (book,) = read_all(path, **kwargs)
-    assert isinstance(book, Book), str(book)
-    return book
-
-
-def read_error(path: Path) -> ReadError:
-    (error,) = read_all(path)
-    assert isinstance(error, ReadError), error
-    return error
 
 
 def alto_line(*strings: str) -> str:
