@@ -25,6 +25,7 @@ from bookdup.minhash import (
     word_hashes64,
 )
 from bookdup.model import Book
+from bookdup.stemming import stem_hashes
 from bookdup.text import normalise_joined
 from bookdup.uniquewords import (
     EncodedBook,
@@ -134,6 +135,7 @@ def extract_features(book: Book, params: FeatureParams = FeatureParams()) -> Boo
         stop_counts = {w: int(counts[index[w]]) for w in ALL_STOPWORDS if w in index}
         language, confidence = detect_language_counts(stop_counts)
     unique = unique_from_encoded(enc)
+    unique.stems = stem_hashes(unique.words or (), language)
     h64 = word_hashes64(enc.vocab)[enc.ids]
     sig = minhash(fingerprints_from_hashes(h64, params.shingle_k), params.num_perm)
     pages_sig = page_minhashes_from_hashes(
@@ -193,7 +195,8 @@ def features_to_doc(f: BookFeatures) -> dict[str, Any]:
 
 
 def features_from_doc(d: dict[str, Any], *, words: bool = True) -> BookFeatures:
-    """Inverse of ``features_to_doc`` (unique-word hashes are recomputed from the words).
+    """Inverse of ``features_to_doc`` (unique-word hashes and stems are recomputed from the
+    words, so books indexed before stems existed get them too).
 
     ``words=False`` keeps only the hashes (``unique.words`` None): a dedup job caches
     thousands of books for verification, ~100 KB each without the strings against ~800 KB.
@@ -209,7 +212,12 @@ def features_from_doc(d: dict[str, Any], *, words: bool = True) -> BookFeatures:
         n_words=int(d["n_words"]),
         n_pages=int(d["n_pages"]),
         content_hash=d["content_hash"],
-        unique=UniqueWords(split if words else None, hash_words(split), pages),
+        unique=UniqueWords(
+            split if words else None,
+            hash_words(split),
+            pages,
+            stem_hashes(split, d["language"]),
+        ),
         minhash=_unb64(d["minhash"], "<u4").astype(np.uint32),
         page_minhashes=page_sigs.reshape(int(d["n_pages"]), int(d["page_perm"])),
         bands=list(d["bands"]),

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +36,7 @@ __all__ = [
     "TW_MEAN",
     "TW_SD",
     "OrderEvidence",
+    "describe_order",
     "lis_null_mean",
     "lis_null_sd",
     "order_evidence",
@@ -80,6 +82,9 @@ class OrderEvidence:
     """|LCS| of ``n`` shared items against its null: mean, sd and z in null sds.
 
     ``shuffles``: how many shuffles calibrated the null (0: the distinct-item formula).
+    ``window``: when the evidence is from a window of the bigger book
+    (``bookdup.orderscan``), which book ("x" or "y") and the window's start and end as
+    fractions of its unique words; None for the whole pair.
     """
 
     n: int
@@ -88,9 +93,10 @@ class OrderEvidence:
     null_sd: float
     z: float
     shuffles: int = 0
+    window: tuple[str, float, float] | None = None
 
-    def to_dict(self) -> dict[str, float | int]:
-        return {
+    def to_dict(self) -> dict[str, float | int | str | None]:
+        out: dict[str, float | int | str | None] = {
             "n": self.n,
             "lcs": self.lcs,
             "null_mean": round(self.null_mean, 2),
@@ -98,6 +104,10 @@ class OrderEvidence:
             "z": round(self.z, 2),
             "shuffles": self.shuffles,
         }
+        if self.window is not None:
+            side, start, end = self.window
+            out |= {"window_of": side, "window_start": round(start, 4), "window_end": round(end, 4)}
+        return out
 
 
 def order_evidence(lcs: int, n: int) -> OrderEvidence:
@@ -135,3 +145,22 @@ def shuffled_evidence(
     mean = max(mean, lis_null_mean(n))  # repeats only add chance matches
     sd = lis_null_sd(round(_effective_n(mean)))
     return OrderEvidence(n, lcs, mean, sd, (lcs - mean) / sd, shuffles)
+
+
+def describe_order(order: dict[str, Any] | None, names: tuple[str, str] = ("x", "y")) -> str:
+    """One sentence for a reader: how ordered the shared items are, against chance.
+
+    ``order``: ``OrderEvidence.to_dict()`` of a comparison (None: not computed); ``names``:
+    what to call the compared books x and y.
+    """
+    if not order:
+        return "Order of the shared words: not computed (pruned below the floor)."
+    text = (
+        f"Order of the shared words: {order['lcs']} of {order['n']} in order, where random "
+        f"order gives {order['null_mean']:.0f} ± {order['null_sd']:.1f}: z = {order['z']:.1f}"
+    )
+    if order.get("window_of"):
+        book = names[0] if order["window_of"] == "x" else names[1]
+        start, end = 100 * float(order["window_start"]), 100 * float(order["window_end"])
+        text += f", strongest in {start:.0f}–{end:.0f} % of {book} (the part that matches)"
+    return text + "."

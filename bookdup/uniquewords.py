@@ -29,6 +29,9 @@ class UniqueWords:
     words: list[str] | None
     hashes: np.ndarray  # uint32, mmh3 32-bit unsigned of each word
     pages: np.ndarray  # int32, 0-based page of each word
+    #: uint32 hashes of each word's Snowball stem (``bookdup.stemming``), for translated
+    #: comparison; None when the book's language has no stemmer.
+    stems: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.hashes.size)

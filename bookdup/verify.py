@@ -29,8 +29,10 @@ from rapidfuzz.distance import LCSseq
 from bookdup.boilerplate import verbatim_runs
 from bookdup.dictionary import Dictionary
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
+from bookdup.orderscan import ScanInput, scan_windows
 from bookdup.orderstat import OrderEvidence, order_evidence, shuffled_evidence
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
+from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
 __all__ = ["Verification", "verify_many", "verify_pair"]
@@ -229,8 +231,9 @@ def verify_pair(
     """
     if score not in ("its", "cs"):
         raise ValueError(f"score must be 'its' or 'cs', not {score!r}")
-    a = _prepare(fa.unique, dictionary)
-    b = _prepare(fb.unique, None)
+    ua, ub, dictionary = _translated_view(fa.unique, fb.unique, dictionary)
+    a = _prepare(ua, dictionary)
+    b = _prepare(ub, None)
     nx, ny = len(fa.unique.hashes), len(fb.unique.hashes)
     need = max(_min_lcs(score, threshold, nx, ny), _min_lcs_for_z(min_z))
     can_prune = a.distinct or b.distinct  # then |LCS| <= distinct shared items
@@ -242,10 +245,37 @@ def verify_pair(
     if can_prune and need > 0 and _count_shared(a, b) < need:
         return None
     ia, ib = _shared_indices(a, b)
-    if a.distinct and b.distinct:
+    if dictionary is None and a.distinct and b.distinct:
         return _verify_distinct(a, b, ia, ib, nx, ny)
     mask = verbatim_runs(fa.unique.hashes, fb.unique.hashes) if dictionary is not None else None
     return _verify_general(a, b, ia, ib, nx, ny, mask, min_z)
+
+
+@dataclass(frozen=True)
+class _Stems:
+    """A unique-word sequence seen through its stems (words None: matched on hashes)."""
+
+    hashes: np.ndarray
+    pages: np.ndarray
+    words: Sequence[str] | None = None
+
+
+def _translated_view(
+    ua: UniqueSequence, ub: UniqueSequence, dictionary: Dictionary | None
+) -> tuple[UniqueSequence, UniqueSequence, Dictionary | None]:
+    """The sequences and lexicon a pair is aligned with: stems through the stem lexicon when
+    translated and both books have stems (``bookdup.stemming``), else the words as they are.
+
+    Positions are the same either way (one stem per unique word), so masks and pages index
+    both views alike.
+    """
+    sa, sb = getattr(ua, "stems", None), getattr(ub, "stems", None)
+    if dictionary is None or sa is None or sb is None:
+        return ua, ub, dictionary
+    stemmed = stem_lexicon(dictionary)
+    if stemmed is None:
+        return ua, ub, dictionary
+    return _Stems(sa, ua.pages), _Stems(sb, ub.pages), stemmed
 
 
 def _min_lcs_for_z(min_z: float | None) -> int:
@@ -309,6 +339,7 @@ def _verify_general(
             lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
             seed=lcs * 7919 + shared,
         )
+    evidence = scan_windows(ScanInput(a.groups[px], cx, py, cy, nx, ny), evidence, min_z)
 
     def align() -> tuple[np.ndarray, np.ndarray]:
         ax, ay = align_restricted(px, py, sx, sy)

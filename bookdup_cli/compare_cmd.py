@@ -11,6 +11,7 @@ import click
 from bookdup.compare import compare_features
 from bookdup.features import extract_features
 from bookdup.model import Book
+from bookdup.orderstat import describe_order
 from readers import iter_books
 from readers.dictionaries import resolve_dictionary
 
@@ -53,6 +54,7 @@ def _summary(r: dict[str, Any]) -> str:
     lines += [
         f"unique words |X| = {r['x']}, |Y| = {r['y']}, shared = {r['shared']}, |LCS| = {r['lcs']}",
         f"{scores}-cs = {r['cs']:.4f}   {scores}-its = {r['its']:.4f}",
+        describe_order(r["order"], ("x", "y")),
         "signals:",
     ]
     for label, key in _SIGNAL_LINES:

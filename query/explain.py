@@ -23,8 +23,10 @@ from bookdup.compare import describe_relation, verify_features
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures
 from bookdup.lcs import align_distinct, align_general
+from bookdup.orderstat import describe_order
 from bookdup.relate import direction_from_side, plan_pair
 from bookdup.signals import SIGNAL_PARAMS
+from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_unique
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
@@ -68,10 +70,16 @@ def align(fa: BookFeatures, fb: BookFeatures, dictionary: Dictionary | None) -> 
         ax, ay = align_distinct(fa.unique.hashes, fb.unique.hashes)
     else:
         positions = np.arange(fa.unique.hashes.size, dtype=np.int32)
-        translated, source = translate_unique(
-            fa.unique.words, positions, dictionary, hashes=fa.unique.hashes
-        )
-        tx, ay = align_general(translated, fb.unique.hashes)
+        stemmed = stem_lexicon(dictionary)
+        sa, sb = fa.unique.stems, fb.unique.stems
+        if stemmed is not None and sa is not None and sb is not None:  # as the core verifies
+            translated, source = translate_unique(None, positions, stemmed, hashes=sa)
+            tx, ay = align_general(translated, sb)
+        else:
+            translated, source = translate_unique(
+                fa.unique.words, positions, dictionary, hashes=fa.unique.hashes
+            )
+            tx, ay = align_general(translated, fb.unique.hashes)
         ax = source[tx].astype(np.intp)
     return Alignment(ax, ay, [wa[i] for i in ax.tolist()], [wb[i] for i in ay.tolist()])
 
@@ -256,6 +264,8 @@ def decision_path(e: dict[str, Any]) -> list[str]:
         f"{e['x']} and {e['y']} unique words, {e['shared']} shared, {e['lcs']} aligned in order: "
         f"its {e['its']:.3f}, cs {e['cs']:.3f}."
     )
+    if e["dictionary"]:
+        steps.append(describe_order(e.get("order"), ("A", "B")))
     if s:
         steps.append(
             f"Shared text covers {_pct(s['coverage_x'])} of A and {_pct(s['coverage_y'])} of B "

@@ -1,0 +1,62 @@
+"""The order statistic over windows of the bigger book: its null, and the part it finds."""
+
+from __future__ import annotations
+
+import numpy as np
+from rapidfuzz.distance import LCSseq
+
+from bookdup.lcs import encode_ranks
+from bookdup.orderscan import ScanInput, scan_windows, windows
+from bookdup.orderstat import order_evidence
+
+
+def test_windows_cover_every_size_half_overlapping() -> None:
+    got = list(windows(160))
+    assert got[0] == (0, 160)
+    assert (0, 80) in got and (40, 120) in got and (80, 160) in got
+    assert (0, 10) in got and (150, 160) in got  # sixteenths
+    assert len(got) == len(set(got)) == 1 + 3 + 7 + 15 + 31
+    for start, end in got:
+        assert 0 <= start < end <= 160
+
+
+def _scan(x: np.ndarray, y: np.ndarray) -> tuple[float, float, object]:
+    """(whole z, scanned z, window) of two distinct-item sequences (items: ints)."""
+    shared = np.intersect1d(x, y)
+    px = np.flatnonzero(np.isin(x, shared))
+    py = np.flatnonzero(np.isin(y, shared))
+    cx = np.searchsorted(shared, x[px])
+    cy = np.searchsorted(shared, y[py])
+    lcs = int(LCSseq.similarity(encode_ranks(cx), encode_ranks(cy)))
+    whole = order_evidence(lcs, int(shared.size))
+    best = scan_windows(ScanInput(px, cx, py, cy, x.size, y.size), whole)
+    return whole.z, best.z, best.window
+
+
+def test_a_translated_part_of_a_bigger_book_is_found_in_its_window() -> None:
+    rng = np.random.default_rng(1)
+    big = rng.permutation(20_000)  # the bigger book: 4,000 unique words ...
+    big = big[:4000]
+    # ... its first tenth translated in order, with a third of the words lost, and words
+    # matching the rest of the big book by chance, in random order
+    part = big[:400][rng.random(400) < 0.67]
+    noise = rng.choice(big[400:], 700, replace=False)
+    small = np.concatenate([part, noise])
+    small = small[np.argsort(np.concatenate([np.arange(part.size) * 2.5, rng.random(700) * 1000]))]
+    whole_z, best_z, window = _scan(big, small)
+    assert best_z > whole_z + 10
+    assert window is not None and window[0] == "x" and window[1] == 0.0 and window[2] <= 0.125
+
+
+def test_random_orders_stay_near_chance_after_the_scan() -> None:
+    rng = np.random.default_rng(2)
+    zs = []
+    for _ in range(60):
+        vocab = rng.permutation(50_000)
+        x, y = vocab[:3000], rng.permutation(vocab[:6000])[:1500]
+        zs.append(_scan(x, y)[1])
+    z = np.array(zs)
+    # the best of 61 windows lifts the null by a couple of sds, never near the TRANSLATION
+    # floor (6)
+    assert z.max() < 5.0
+    assert np.median(z) < 3.0
