@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from generator import GeneratorConfig, generate_corpus
+from generator.translate import STYLES
 
 
 def _range(text: str, cast: type) -> tuple:
@@ -41,6 +42,15 @@ def _range(text: str, cast: type) -> tuple:
     help="format:weight list (txt, jsonl, alto, hocr).",
 )
 @click.option("--books-dir", default="books", show_default=True, help="Folder for the books.")
+@click.option(
+    "--translation-style",
+    type=click.Choice(sorted(STYLES)),
+    default="faithful",
+    show_default=True,
+    help="faithful: word by word through the detector's own lexicon (flattering); realistic: "
+    "also synonyms, paraphrase, dropped / added words, sentence reordering and transliterated "
+    "names, calibrated to score like real translations (benchmarks/calibrate_translations.py).",
+)
 def generate(
     out_dir: Path,
     books: int,
@@ -56,11 +66,13 @@ def generate(
     anthologies: float,
     formats: str,
     books_dir: str,
+    translation_style: str,
 ) -> None:
     """Generate a corpus of OUT_DIR/books plus books.jsonl and ground_truth.jsonl.
 
     Works are fresh prose from word models derived from real texts; their books are editions,
-    reprints, exact copies, noisy scans, volumes, anthologies and FreeDict translations.
+    reprints, exact copies, noisy scans, volumes, anthologies and FreeDict translations
+    (``--translation-style realistic`` for translations that go beyond the lexicon).
     """
     fmt = []
     for item in formats.split(","):
@@ -80,6 +92,7 @@ def generate(
         anthology_fraction=anthologies,
         formats=tuple(fmt),
         books_dir=books_dir,
+        translation_style=translation_style,
     )
     try:
         s = generate_corpus(config, out_dir)

@@ -22,8 +22,11 @@ from generator.formats import FORMATS, write_alto, write_hocr, write_jsonl_recor
 from generator.noise import add_noise
 from generator.render import Layout, paginate, render_lines
 from generator.translate import (
+    STYLES,
     TRANSLATION_PAIRS,
     Lexicon,
+    TranslationContext,
+    TranslationStyle,
     translate_prose,
     untranslated_word_map,
     word_options,
@@ -66,7 +69,13 @@ class GeneratorConfig:
         ("hocr", 0.04),
     )
     bigram_weight: float = 0.7
-    swap_prob: float = 0.1
+    swap_prob: float = 0.1  # adjacent words swapped in a translation (every style)
+    # "faithful": word by word through the lexicon the detector uses (flattering); "realistic":
+    # also synonyms, paraphrase, dropped / added words, sentence reordering and transliterated
+    # names, calibrated on real translations (generator.translate.TranslationStyle)
+    translation_style: str = "faithful"
+    # (parameter, value) pairs overriding the style's rates, e.g. (("drop", 0.1),)
+    translation_overrides: tuple[tuple[str, float], ...] = ()
     jsonl_batch: int = 1000  # books per JSONL file
     books_dir: str = "books"  # folder under the output folder that holds the books
 
@@ -105,6 +114,16 @@ class _Work:
     editions: list[_Edition] = field(default_factory=list)
 
 
+def translation_style(config: GeneratorConfig) -> TranslationStyle:
+    """The config's translation style: its named style, ``swap_prob`` and overrides applied."""
+    if config.translation_style not in STYLES:
+        raise ValueError(
+            f"unknown translation style {config.translation_style!r} (one of {sorted(STYLES)})"
+        )
+    style = STYLES[config.translation_style].with_overrides({"swap": config.swap_prob})
+    return style.with_overrides(config.translation_overrides)
+
+
 def _share_of(n: int, share: tuple[float, float], least: int, rng: np.random.Generator) -> int:
     """A length drawn as a share of ``n`` words, at least ``least``."""
     return max(least, int(n * rng.uniform(*share)))
@@ -137,6 +156,8 @@ class _Generator:
         w = np.array([p for _, p in config.formats], dtype=float)
         self.format_p = w / w.sum()
         self.lexicons: dict[tuple[str, str], tuple[Lexicon, dict[str, str], dict[str, Any]]] = {}
+        self.contexts: dict[tuple[str, str], TranslationContext] = {}
+        self.style = translation_style(config)
         self.pairs = self._translation_pairs()
         self.buffers: dict[str, deque[_Work]] = {
             lang: deque(maxlen=_ANTHOLOGY_BUFFER) for lang in config.languages
@@ -168,6 +189,17 @@ class _Generator:
                 {},
             )
         return self.lexicons[source, target]
+
+    def context(self, source: str, target: str) -> TranslationContext:
+        """What a realistic translation of one direction needs (names, ranks), built once."""
+        if (source, target) not in self.contexts:
+            from generator.wordmodel import available_languages
+
+            others = [load_wordmodel(lang) for lang in available_languages() if lang != source]
+            self.contexts[source, target] = TranslationContext.build(
+                self.models[source], self.models[target], self.lexicon(source, target)[0], others
+            )
+        return self.contexts[source, target]
 
     # -- random choices ---------------------------------------------------------------------
 
@@ -423,8 +455,16 @@ class _Generator:
             if e <= s + 1:
                 e = n
         lexicon, untranslated, cache = self.lexicon(w.language, target)
+        faithful = self.style == STYLES["faithful"].with_overrides({"swap": self.style.swap})
         body = translate_prose(
-            w.prose.slice(s, e), lexicon, rng, untranslated, self.cfg.swap_prob, cache
+            w.prose.slice(s, e),
+            lexicon,
+            rng,
+            untranslated,
+            self.cfg.swap_prob,
+            cache,
+            style=None if faithful else self.style,
+            context=None if faithful else self.context(w.language, target),
         )
         title = " ".join(word_options(t, lexicon, untranslated)[0] for t in w.title.split())
         title = title.title()

@@ -95,6 +95,10 @@ class WordModel:
     def _unigram_ids(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return np.searchsorted(self._unigram, rng.random(n), side="right")
 
+    def unigram_words(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` words drawn independently from the unigram distribution (object array)."""
+        return self.vocab[self._unigram_ids(rng, n)]
+
     def words(self, rng: np.random.Generator, n_words: int, bigram_weight: float = 0.7) -> Prose:
         """Sample about ``n_words`` words of prose (whole sentences and paragraphs).
 
