@@ -207,6 +207,15 @@ class StopLists:
         return cls(n_books, max_df, frozenset(bands), common, frequent)
 
 
+@dataclass(frozen=True)
+class RankedCandidates:
+    """The hits of one candidate query of ``owner``, best first: (book id, shared keys)."""
+
+    owner: str
+    kind: str  # "bands", "uniq" (same language or any), or the translated query's language
+    hits: list[tuple[str, float]]
+
+
 class CandidateSearcher:
     """Builds and runs the candidate queries of a batch of query books.
 
@@ -246,13 +255,16 @@ class CandidateSearcher:
             language=language,
         )
 
-    def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
-        """Band query, unique-word query, one translated query per reachable language."""
+    def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
+        """(kind, body) of each query: kind is "bands", "uniq" or the target language."""
         p = self.params
         bands = [t for t in f.bands if t not in self.stop.bands]
         out = [
-            candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
-            self._uniq_body(f, f.unique.hashes, None),
+            (
+                "bands",
+                candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
+            ),
+            ("uniq", self._uniq_body(f, f.unique.hashes, None)),
         ]
         for target in self.lexicons.targets(f.language):
             # a lexicon is loaded only when books of its target language are indexed
@@ -262,17 +274,27 @@ class CandidateSearcher:
             hashes, _ = translate_unique(
                 f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
             )
-            out.append(self._uniq_body(f, hashes, target))
-        return [b for b in out if b is not None]
+            out.append((target, self._uniq_body(f, hashes, target)))
+        return [(kind, b) for kind, b in out if b is not None]
+
+    def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
+        """Band query, unique-word query, one translated query per reachable language."""
+        return [b for _, b in self.labelled_bodies(f)]
+
+    def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
+        """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""
+        queries: list[tuple[str, str]] = []
+        bodies: list[dict[str, Any]] = []
+        for f in batch:
+            for kind, body in self.labelled_bodies(f):
+                queries.append((f.book_id, kind))
+                bodies.append(body)
+        responses = msearch(self.client, self.index, bodies)
+        for (owner, kind), response in zip(queries, responses, strict=True):
+            yield RankedCandidates(owner, kind, hits_with_scores(response))
 
     def candidates(self, batch: Sequence[BookFeatures]) -> Iterator[tuple[str, str]]:
         """Unordered candidate pairs (a < b) of every book of ``batch``, duplicates possible."""
-        bodies: list[dict[str, Any]] = []
-        owners: list[str] = []
-        for f in batch:
-            for body in self.bodies(f):
-                bodies.append(body)
-                owners.append(f.book_id)
-        for owner, response in zip(owners, msearch(self.client, self.index, bodies), strict=True):
-            for other, _score in hits_with_scores(response):
-                yield pair_key(owner, other)
+        for found in self.ranked(batch):
+            for other, _score in found.hits:
+                yield pair_key(found.owner, other)
