@@ -52,7 +52,7 @@ class Side:
 
     rank: int | None  # 1-based rank in the translated list towards the other's language
     size: int  # that list's length (0: no such query, e.g. no lexicon or too few terms)
-    score: float | None  # shared sampled keys with the query
+    score: float | None  # shared sampled keys (translated lists: their summed weights)
     kth: float | None  # the score of the list's last hit (what the cap cut at)
     other_lists: tuple[str, ...]  # other queries of this side that hold the pair
 
