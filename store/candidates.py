@@ -22,7 +22,7 @@ from bookdup.boilerplate import frequent_df
 from bookdup.evaluate import pair_key
 from bookdup.features import BookFeatures
 from bookdup.relate import Lexicons
-from bookdup.translate import translate_unique
+from bookdup.translate import translate_with_source
 from store.msearch import msearch
 from store.retry import with_retries
 
@@ -43,6 +43,14 @@ class CandidateParams:
     # 80 real Gutenberg books lost 5 German–English translations (the 44 English books
     # include a dozen much longer than any translation). Measured in docs/EVALUATION.md.
     max_translation_candidates: int = 40
+    # A translated query holds every translation of each sampled word, and a word with many
+    # (a common word: "Schlag" -> blow, hit, stroke, beat, ...) matches long books of the
+    # target language by chance; at 3,000 books long English books outranked the German
+    # Alice's three English translations and pushed Egmont and Hamlet out of the cap. So each
+    # translation weighs 1/(translations of its source word): a source word adds at most 1,
+    # a word with one translation (or none: a kept name) counts fully. The count floor
+    # (min_shared) still applies to the number of shared keys.
+    weigh_translations: bool = True
     min_shared_bands: int = 1  # one LSH band collision is a candidate (that is what bands are for)
     # Unique-word queries use a consistent sample (hash % 2^j == 0) sized to about this many
     # terms: a bool query's cost grows with its clauses (~60 ms at 900 terms, measured on the
@@ -122,14 +130,39 @@ def sample_terms(hashes: np.ndarray, stop: np.ndarray, target: int) -> list[str]
     return [f"{h:08x}" for h in pool[pool % np.uint32(modulus) == 0].tolist()]
 
 
-def _counting_query(field: str, terms: Sequence[str], minimum: int) -> dict[str, Any]:
-    """A bool query whose score is exactly the number of ``terms`` a book holds."""
+def _counting_query(
+    field: str, terms: Sequence[str], minimum: int, weights: Sequence[float] | None = None
+) -> dict[str, Any]:
+    """A bool query whose score is exactly the number of ``terms`` a book holds (or the sum of
+    their ``weights``); ``minimum`` always counts terms."""
+
+    def clause(i: int, t: str) -> dict[str, Any]:
+        inner: dict[str, Any] = {"filter": {"term": {field: t}}}
+        if weights is not None and weights[i] != 1.0:
+            inner["boost"] = weights[i]
+        return {"constant_score": inner}
+
     return {
         "bool": {
-            "should": [{"constant_score": {"filter": {"term": {field: t}}}} for t in terms],
+            "should": [clause(i, t) for i, t in enumerate(terms)],
             "minimum_should_match": minimum,
         }
     }
+
+
+def translation_weights(hashes: np.ndarray, source: np.ndarray) -> dict[int, float]:
+    """Weight of each translated hash: 1 / (translations of its source word), the largest
+    when two source words give the same hash. ``source[i]`` is the source word of ``hashes[i]``
+    (``bookdup.translate.translate_with_source``)."""
+    if hashes.size == 0:
+        return {}
+    per_word = np.bincount(source)
+    weight = 1.0 / per_word[source]
+    order = np.lexsort((-weight, hashes))  # by hash, the heaviest first
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = hashes[order][1:] != hashes[order][:-1]
+    kept = order[first]
+    return dict(zip(hashes[kept].tolist(), weight[kept].tolist(), strict=True))
 
 
 def candidate_body(
@@ -141,11 +174,13 @@ def candidate_body(
     *,
     language: str | None = None,
     exclude_language: str | None = None,
+    weights: Sequence[float] | None = None,
 ) -> dict[str, Any] | None:
-    """One search body: books sharing ≥ ``minimum`` of ``terms``, best first; None if hopeless."""
+    """One search body: books sharing ≥ ``minimum`` of ``terms``, best first (by how many, or
+    by the sum of the shared terms' ``weights``); None if hopeless."""
     if len(terms) < minimum or not terms:
         return None
-    query = _counting_query(field, terms, minimum)
+    query = _counting_query(field, terms, minimum, weights)
     filters: list[dict[str, Any]] = []
     if language:
         filters.append({"term": {"language": language}})
@@ -207,6 +242,16 @@ class StopLists:
         return cls(n_books, max_df, frozenset(bands), common, frequent)
 
 
+@dataclass(frozen=True)
+class RankedCandidates:
+    """The hits of one candidate query of ``owner``, best first: (book id, score), the score
+    being the number of shared keys, or their summed weights for a translated query."""
+
+    owner: str
+    kind: str  # "bands", "uniq" (same language or any), or the translated query's language
+    hits: list[tuple[str, float]]
+
+
 class CandidateSearcher:
     """Builds and runs the candidate queries of a batch of query books.
 
@@ -233,7 +278,11 @@ class CandidateSearcher:
         self.languages = languages
 
     def _uniq_body(
-        self, f: BookFeatures, hashes: np.ndarray, language: str | None
+        self,
+        f: BookFeatures,
+        hashes: np.ndarray,
+        language: str | None,
+        weights: dict[int, float] | None = None,
     ) -> dict[str, Any] | None:
         p = self.params
         picked = sample_terms(hashes, self.stop.uniq, p.target_query_terms)
@@ -244,35 +293,50 @@ class CandidateSearcher:
             p.min_shared(len(picked)),
             p.max_translation_candidates if language else p.max_candidates,
             language=language,
+            weights=None if weights is None else [weights[int(t, 16)] for t in picked],
         )
 
-    def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
-        """Band query, unique-word query, one translated query per reachable language."""
+    def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
+        """(kind, body) of each query: kind is "bands", "uniq" or the target language."""
         p = self.params
         bands = [t for t in f.bands if t not in self.stop.bands]
         out = [
-            candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
-            self._uniq_body(f, f.unique.hashes, None),
+            (
+                "bands",
+                candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
+            ),
+            ("uniq", self._uniq_body(f, f.unique.hashes, None)),
         ]
         for target in self.lexicons.targets(f.language):
             # a lexicon is loaded only when books of its target language are indexed
             dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
             if dictionary is None:
                 continue
-            hashes, _ = translate_unique(
+            hashes, _, source = translate_with_source(
                 f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
             )
-            out.append(self._uniq_body(f, hashes, target))
-        return [b for b in out if b is not None]
+            weights = translation_weights(hashes, source) if p.weigh_translations else None
+            out.append((target, self._uniq_body(f, hashes, target, weights)))
+        return [(kind, b) for kind, b in out if b is not None]
+
+    def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
+        """Band query, unique-word query, one translated query per reachable language."""
+        return [b for _, b in self.labelled_bodies(f)]
+
+    def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
+        """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""
+        queries: list[tuple[str, str]] = []
+        bodies: list[dict[str, Any]] = []
+        for f in batch:
+            for kind, body in self.labelled_bodies(f):
+                queries.append((f.book_id, kind))
+                bodies.append(body)
+        responses = msearch(self.client, self.index, bodies)
+        for (owner, kind), response in zip(queries, responses, strict=True):
+            yield RankedCandidates(owner, kind, hits_with_scores(response))
 
     def candidates(self, batch: Sequence[BookFeatures]) -> Iterator[tuple[str, str]]:
         """Unordered candidate pairs (a < b) of every book of ``batch``, duplicates possible."""
-        bodies: list[dict[str, Any]] = []
-        owners: list[str] = []
-        for f in batch:
-            for body in self.bodies(f):
-                bodies.append(body)
-                owners.append(f.book_id)
-        for owner, response in zip(owners, msearch(self.client, self.index, bodies), strict=True):
-            for other, _score in hits_with_scores(response):
-                yield pair_key(owner, other)
+        for found in self.ranked(batch):
+            for other, _score in found.hits:
+                yield pair_key(found.owner, other)

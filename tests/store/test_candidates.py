@@ -60,3 +60,34 @@ def test_capped_candidates_break_ties_by_book_id_not_document_order(es_client, i
     again = es_client.search(index=index_names.books, **body).body
     assert candidates.hits_with_scores(first) == candidates.hits_with_scores(again)
     assert candidates.hits_with_scores(first) == [(b, 3.0) for b in books[:5]]
+
+
+def test_translation_weights_share_one_unit_per_source_word() -> None:
+    # word 0 has three translations (5, 6, 7), word 1 one (5 again), word 2 is kept as is (9)
+    hashes = np.array([5, 6, 7, 5, 9], dtype=np.uint32)
+    source = np.array([0, 0, 0, 1, 2])
+    assert candidates.translation_weights(hashes, source) == {5: 1.0, 6: 1 / 3, 7: 1 / 3, 9: 1.0}
+    assert candidates.translation_weights(hashes[:0], source[:0]) == {}
+
+
+def test_weighted_query_ranks_by_weight_and_floors_on_count(es_client, index_names):
+    """A long book holding four alternatives of common words (1/4 each) ranks under a book
+    holding two single-translation words; the count floor still drops a one-term book."""
+    docs = {
+        "long": ["c1", "c2", "c3", "c4"],
+        "true": ["s1", "s2"],
+        "one": ["s1"],
+    }
+    actions = [
+        {"_index": index_names.books, "_id": i, "_source": {"book_id": i, "uniq": terms}}
+        for i, terms in docs.items()
+    ]
+    assert not bulk_write(es_client, actions, refresh="wait_for").failures
+    terms = ["c1", "c2", "c3", "c4", "s1", "s2"]
+    weights = [0.25, 0.25, 0.25, 0.25, 1.0, 1.0]
+    weighted = candidates.candidate_body("q", "uniq", terms, 2, 10, weights=weights)
+    counted = candidates.candidate_body("q", "uniq", terms, 2, 10)
+    hits = candidates.hits_with_scores(es_client.search(index=index_names.books, **weighted).body)
+    assert hits == [("true", 2.0), ("long", 1.0)]
+    hits = candidates.hits_with_scores(es_client.search(index=index_names.books, **counted).body)
+    assert hits == [("long", 4.0), ("true", 2.0)]
