@@ -137,6 +137,9 @@ def flip_result(result: dict[str, Any]) -> dict[str, Any]:
     out["direction"] = _FLIP_DIRECTION.get(result["direction"] or "", result["direction"])
     if out.get("translated"):
         out["translated"] = "y"
+    order = result.get("order")
+    if order and order.get("window_of"):
+        out["order"] = {**order, "window_of": "y" if order["window_of"] == "x" else "x"}
     signals = dict(result.get("signals") or {})
     for key in list(signals):
         if key.endswith("_x") and key[:-2] + "_y" in signals:

@@ -50,7 +50,7 @@ def _summary(r: dict[str, Any]) -> str:
         f"y: {r['ids'][1]}  [{r['languages'][1]}]",
     ]
     if r["dictionary"]:
-        lines.append(f"translated x with dictionary {r['dictionary']}")
+        lines.append(f"translated {r.get('translated') or 'x'} with dictionary {r['dictionary']}")
     lines += [
         f"unique words |X| = {r['x']}, |Y| = {r['y']}, shared = {r['shared']}, |LCS| = {r['lcs']}",
         f"{scores}-cs = {r['cs']:.4f}   {scores}-its = {r['its']:.4f}",

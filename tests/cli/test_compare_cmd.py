@@ -60,7 +60,7 @@ def test_translation_found_automatically():
     assert r["scores"] == "TRANS" and r["relation"] == "TRANSLATION"
     back = CliRunner().invoke(compare, [str(de), str(en), "--json"])
     rb = json.loads(back.output)
-    assert rb["relation"] == r["relation"] and rb["order"] == r["order"]
+    assert rb["relation"] == r["relation"] and rb["order"]["z"] == r["order"]["z"]
     # naming the pair either way round gives the same lexicon
     result = CliRunner().invoke(compare, [str(en), str(de), "--json", "--dictionary", "eng-deu"])
     assert json.loads(result.output)["dictionary"] == "de-en"
@@ -82,3 +82,19 @@ def test_unknown_dictionary_is_a_usage_error(files):
 def test_missing_file(tmp_path: Path, files):
     result = CliRunner().invoke(compare, [str(tmp_path / "nope.txt"), str(files[0])])
     assert result.exit_code == 2
+
+
+@pytest.mark.skipif(("en", "de") not in available_pairs(), reason="FreeDict eng-deu not installed")
+def test_a_translated_part_is_explained_with_its_window():
+    """The summary states the order evidence in words, and where in the whole the part is."""
+    part = GUTENBERG / "tomsawyer-en-part1-pg7193.txt"
+    whole = GUTENBERG / "tomsawyer-de-hellwag-pg30165.txt"
+    result = CliRunner().invoke(compare, [str(part), str(whole)])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "relation: TRANSLATION" in out
+    line = next(x for x in out.splitlines() if x.startswith("Order of the shared words"))
+    z = float(line.split("z = ")[1].split(",")[0])
+    assert z > 15
+    # the three chapters are the start of the German book (y here: the second argument)
+    assert "strongest in 0–" in line and "of y" in line
