@@ -73,6 +73,7 @@ class WordModel:
         self.language = language
         self.vocab = arrays["vocab"].astype(object)
         counts = arrays["counts"].astype(np.float64)
+        self.counts = counts
         self._unigram = _cumulative(counts)
         self._succ = arrays["succ"].astype(np.int64)
         succ_counts = arrays["succ_counts"].astype(np.float64)
