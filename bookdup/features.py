@@ -232,3 +232,24 @@ def unique_sample_terms(f: BookFeatures, modulus: int) -> list[str]:
     """
     h = f.unique.hashes
     return [f"{x:08x}" for x in distinct(h[h % np.uint32(modulus) == 0]).tolist()]
+
+
+#: Stems are indexed as a consistent sample: the distinct stem hashes divisible by this (a
+#: power of two), so that a translated query sampling hashes divisible by any power of two at
+#: least this large finds every book holding its sampled stems (``store.candidates``).
+STEM_MODULUS = 2
+
+
+def stem_sample(stems: np.ndarray | None, modulus: int = STEM_MODULUS) -> list[str]:
+    """Distinct stem hashes with ``h % modulus == 0`` as sorted 8-hex-digit keyword terms
+    (none for a language without a stemmer)."""
+    if stems is None:
+        return []
+    h = np.asarray(stems, dtype=np.uint32)
+    return [f"{x:08x}" for x in distinct(h[h % np.uint32(modulus) == 0]).tolist()]
+
+
+def stem_sample_from_doc(d: dict[str, Any], modulus: int = STEM_MODULUS) -> list[str]:
+    """``stem_sample`` of stored features (``features_to_doc``): what a migration gives a book
+    indexed before the stems field existed."""
+    return stem_sample(stem_hashes(d.get("unique_words", "").split(), d["language"]), modulus)

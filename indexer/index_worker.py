@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from bookdup.cluster import cluster_id
-from bookdup.features import FeatureParams, extract_features, features_to_doc, unique_sample_terms
+from bookdup.features import (
+    FeatureParams,
+    extract_features,
+    features_to_doc,
+    stem_sample,
+    unique_sample_terms,
+)
 from bookdup.model import Book
 from readers import DEFAULT_MAX_BOOK_BYTES, ReadError, Source, read_source
 
@@ -85,6 +91,7 @@ def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict
         "excerpt": _excerpt(book),
         "bands": list(features.bands),
         "uniq": unique_sample_terms(features, uniq_modulus),
+        "stems": stem_sample(features.unique.stems),
         "features": features_to_doc(features),
         "extra": book.extra,
         "edition_cluster": own_cluster,

@@ -3,13 +3,15 @@
 Each logical index (books, relations, runs) is a concrete index ``<prefix>-<name>-v<N>`` reached
 through the alias ``<prefix>-<name>``. A mapping change bumps N; ``migrate`` copies documents
 into the new index and swaps the alias atomically, so readers never see an outage. Copying is
-done by scroll + bulk in Python because the server core has no reindex API.
+done by scroll + bulk in Python because the server core has no reindex API. A field added by a
+new version is computed for each copied document by that index's transform (``TRANSFORMS``)
+from what the document stores, so an upgraded catalogue needs no re-index of the raw files.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -17,12 +19,28 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
+from bookdup.features import stem_sample_from_doc
 from store.bulk import bulk_write
 from store.iterate import iter_documents
 from store.retry import with_retries
 
 LOGICAL_INDICES = ("books", "relations", "runs")
 DEFAULT_PREFIX = "bookdup"
+
+
+Transform = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def add_stems(source: dict[str, Any]) -> dict[str, Any]:
+    """Books v1 → v2: the sampled stem hashes (``stems``) from the stored features."""
+    features = source.get("features")
+    if "stems" in source or not isinstance(features, dict) or "language" not in features:
+        return source
+    return {**source, "stems": stem_sample_from_doc(features)}
+
+
+#: Per logical index, what a migrated document goes through on its way to the new version.
+TRANSFORMS: dict[str, Transform] = {"books": add_stems}
 
 
 def load_definition(name: str) -> dict[str, Any]:
@@ -85,16 +103,20 @@ def ensure_indices(client: Elasticsearch, names: IndexNames) -> dict[str, str]:
         if current is None:
             client.indices.update_aliases(actions=[{"add": {"index": wanted, "alias": alias}}])
         else:
-            migrate(client, current, wanted, alias)
+            migrate(client, current, wanted, alias, TRANSFORMS.get(name))
         result[alias] = wanted
     return result
 
 
-def migrate(client: Elasticsearch, old: str, new: str, alias: str) -> int:
-    """Copy every document from ``old`` to ``new`` and point ``alias`` at ``new`` atomically."""
+def migrate(
+    client: Elasticsearch, old: str, new: str, alias: str, transform: Transform | None = None
+) -> int:
+    """Copy every document from ``old`` to ``new`` (through ``transform``, when given) and point
+    ``alias`` at ``new`` atomically."""
     client.indices.refresh(index=old)
+    keep: Transform = transform or (lambda source: source)
     actions = (
-        {"_op_type": "index", "_index": new, "_id": hit["_id"], "_source": hit["_source"]}
+        {"_op_type": "index", "_index": new, "_id": hit["_id"], "_source": keep(hit["_source"])}
         for hit in iter_documents(client, old)
     )
     report = bulk_write(client, actions)

@@ -7,7 +7,7 @@ import pytest
 
 from store import candidates
 from store.bulk import bulk_write
-from store.candidates import high_df_terms, sample_terms
+from store.candidates import heaviest_terms, high_df_terms, sample_terms
 
 
 @pytest.mark.parametrize("page", [50_000, 4])
@@ -91,3 +91,22 @@ def test_weighted_query_ranks_by_weight_and_floors_on_count(es_client, index_nam
     assert hits == [("true", 2.0), ("long", 1.0)]
     hits = candidates.hits_with_scores(es_client.search(index=index_names.books, **counted).body)
     assert hits == [("long", 4.0), ("true", 2.0)]
+
+
+def test_sample_respects_the_indexed_modulus() -> None:
+    rng = np.random.default_rng(5)
+    hashes = rng.integers(0, 2**32, 2000, dtype=np.uint64).astype(np.uint32)
+    terms = sample_terms(hashes, np.zeros(0, np.uint32), 4000, min_modulus=2)
+    # the target is not reached, yet only hashes the field indexed (even ones) are queried
+    assert terms and all(int(t, 16) % 2 == 0 for t in terms)
+    assert len(terms) == int(np.unique(hashes[hashes % 2 == 0]).size)
+    with pytest.raises(ValueError, match="power of two"):
+        sample_terms(hashes, np.zeros(0, np.uint32), 400, min_modulus=3)
+
+
+def test_heaviest_terms_take_the_most_specific_indexed_keys() -> None:
+    weights = {10: 1.0, 12: 0.5, 14: 1.0, 16: 0.25, 7: 1.0, 18: 1.0}
+    stop = np.array([18], dtype=np.uint32)
+    # 7 is odd (not indexed at modulus 2), 18 is a stop key; ties go to the smaller hash
+    assert heaviest_terms(weights, stop, 3, 2) == ["0000000a", "0000000e", "0000000c"]
+    assert heaviest_terms({}, stop, 3, 2) == []

@@ -14,13 +14,6 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 
-#: True translations that are no candidate of either side at 80 books, with why.
-KNOWN_MISSES = {
-    # the 1916 "Storyland" retelling (764 unique words) against the German Alice: from the
-    # English side 6 shared keys, under the count floor; from the German side under 40 of the
-    # 44 English books
-    ("alice-de-zimmermann-pg19778", "alice-en-storyland-pg19033"),
-}
 
 
 def test_every_real_translation_is_a_candidate(es_client, index_names, gutenberg: Path) -> None:
@@ -38,4 +31,6 @@ def test_every_real_translation_is_a_candidate(es_client, index_names, gutenberg
     assert len(truth) == 53
     m = measure(es_client, index_names, truth)
     missed = {pair_key(t.a, t.b) for t in truth} - m.pairs
-    assert missed == KNOWN_MISSES
+    # the last miss on surface words, the abridged Storyland Alice against the German one,
+    # is found since translated queries go through stems
+    assert missed == set()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from store.schema import LOGICAL_INDICES, ensure_indices, load_definition, migrate
 
 
@@ -39,3 +41,39 @@ def test_migrate_copies_documents_and_swaps_alias(es_client, index_names):
     assert list(es_client.indices.get_alias(name=alias).body) == [new]
     assert es_client.count(index=alias)["count"] == 25
     es_client.indices.delete(index=old)
+
+
+def test_books_v1_gain_stems_when_migrated(es_client, index_names) -> None:
+    """A catalogue indexed before the stems field existed is upgraded in place: its books get
+    the stems a fresh index would give them, computed from their stored features."""
+    from bookdup.features import FeatureParams
+    from bookdup.model import Book
+    from indexer.index_worker import build_document
+
+    definition = load_definition("books")
+    assert definition["version"] == 2
+    mappings = json.loads(json.dumps(definition["mappings"]))
+    del mappings["properties"]["stems"]
+    mappings["_meta"]["schema_version"] = 1
+    alias, v1 = index_names.books, index_names.concrete("books", 1)
+    es_client.indices.delete(index=index_names.concrete("books", 2))
+    es_client.indices.create(index=v1, settings=definition["settings"], mappings=mappings)
+    es_client.indices.update_aliases(actions=[{"add": {"index": v1, "alias": alias}}])
+    text = "The houses of the village stood along the river where the children played. " * 3
+    book = Book(
+        id="b1",
+        pages=[text + "Tom Sawyer whitewashed the fence while Huck watched."],
+        language="en",
+    )
+    fresh = build_document(book, 1, FeatureParams())
+    assert fresh["stems"], "an English book has stems"
+    old = {k: v for k, v in fresh.items() if k != "stems"}
+    es_client.index(index=alias, id="b1", document=old, refresh=True)
+
+    ensure_indices(es_client, index_names)
+
+    assert list(es_client.indices.get_alias(name=alias).body) == [index_names.concrete("books", 2)]
+    migrated = es_client.get(index=alias, id="b1")["_source"]
+    assert migrated["stems"] == fresh["stems"]
+    assert {k: v for k, v in migrated.items() if k != "stems"} == old
+    es_client.indices.delete(index=v1)
