@@ -125,12 +125,13 @@ def drop_positions(features: BookFeatures, keep: np.ndarray) -> BookFeatures:
     words = features.unique.words
     if words is not None:
         words = [w for w, k in zip(words, keep.tolist(), strict=True) if k]
-    stems = features.unique.stems
+    stems, context = features.unique.stems, features.unique.context
     unique = UniqueWords(
         words,
         features.unique.hashes[keep],
         features.unique.pages[keep],
         None if stems is None else stems[keep],
+        None if context is None else context[keep],
     )
     return dataclasses.replace(features, unique=unique)
 

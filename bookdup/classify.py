@@ -9,8 +9,12 @@ Three deviations from Google, all because our signals are richer:
 
 * coverage (from the unique-word alignment) decides containment directly instead of inferring
   it from the fit's offset and Δpage count;
-* EXACT and TRANSLATION are added; TRANSLATION only for pairs that were translated, and the
-  edition classes only for same-language pairs (a bilingual book is not an edition);
+* EXACT, SAME_WORK and TRANSLATION are added; TRANSLATION only for pairs that were translated,
+  the edition classes and SAME_WORK only for same-language pairs (a bilingual book is not an
+  edition). SAME_WORK is two translations (or retellings) of one work in one language: their
+  names and rare words align in order like an edition's, but the words around them differ
+  (``RelationSignals.neighbour_agreement``), so a catalogue must not collapse them into one
+  edition;
 * the fallback is UNRELATED, not OVERLAPPING_TEXT: our candidates come from LSH and shared
   unique words, not from a similarity list, so "nothing fits" means "not related".
   ``confidence_UNRELATED = 1 − max(other confidences)``.
@@ -38,7 +42,9 @@ RELATIONS = (
     "SAME_PAGINATION",
     "DIFFERENT_PAGINATION",
     "CONTIGUOUS_SUBSET",
+    "ABRIDGED",
     "OVERLAPPING_TEXT",
+    "SAME_WORK",
     "TRANSLATION",
     "UNRELATED",
 )
@@ -108,6 +114,26 @@ class ClassifierParams:
     #: ... unless the order alone is overwhelming: with FreeDict's small eng–ita / eng–spa
     #: lexicons a whole translation matches a word every few pages, never a dense run.
     translation_z_alone: tuple[float, float] = (8.0, 12.0)
+    #: SAME_WORK: the words around the aligned unique words differ (decreasing ramp). Real
+    #: pairs (docs/EVALUATION.md): editions, variants, subsets and abridgements 0.88–1.00
+    #: (the lowest, the Hamlet Folio's own spelling, and an accent-stripped Commedia 0.94);
+    #: two English translations of one work 0.49–0.69 (4-bit fingerprints: 1 in 15 of the
+    #: differing neighbours agrees by chance). Generated editions keep 0.86 up to 5 %
+    #: character noise and fall to 0.65 at 9 %, which ``same_work_share`` separates.
+    same_work_agreement: tuple[float, float] = (0.80, 0.72)
+    #: ... and enough of those neighbours are words the books repeat (a misread word is
+    #: seen once): real books 0.83–0.96, generated books with 8–10 % character noise
+    #: 0.34–0.62. In such noise a different translation cannot be told from an edition by
+    #: the words around the names, and the pair keeps its edition class.
+    same_work_share: tuple[float, float] = (0.62, 0.72)
+    #: ABRIDGED: the shorter book holds fewer words than the longer one where they align
+    #: (``RelationSignals.text_ratio``, taken as shorter / longer): editions and subsets
+    #: 0.85–1.0 however they are paginated; the 1916 "Storyland" Alice against the full one
+    #: ~0.45. The shorter book must be covered like a contained one (``contained_coverage``)
+    #: and the longer one throughout, not in one block (else it is a CONTIGUOUS_SUBSET).
+    abridged_ratio: tuple[float, float] = (0.8, 0.7)
+    #: ... the longer book's covered share (a chapter cut from a novel covers 5–30 % of it).
+    abridged_cover: tuple[float, float] = (0.5, 0.65)
 
 
 CLASSIFIER_PARAMS = ClassifierParams()
@@ -119,7 +145,9 @@ class Relation:
 
     relation: str
     confidence: float
-    direction: str | None  # "x_in_y" / "y_in_x" for CONTIGUOUS_SUBSET, else None
+    #: "x_in_y" / "y_in_x": for CONTIGUOUS_SUBSET the contained book, for ABRIDGED the
+    #: abridgement (the shorter); None for the other classes
+    direction: str | None
     confidences: dict[str, float]
 
 
@@ -156,14 +184,42 @@ def _edition_confidences(s: RelationSignals, p: ClassifierParams) -> dict[str, f
     near = 1.0 if s.same_content else ramp(s.book_similarity, p.exact_similarity) * full
     hi, lo = max(s.coverage_x, s.coverage_y), min(s.coverage_x, s.coverage_y)
     lo_contiguity = s.contiguity_y if s.coverage_x >= s.coverage_y else s.contiguity_x
+    cut = _abridgement(s, p)
     return {
-        "EXACT": near * same,
-        "SAME_PAGINATION": (1.0 - near) * full * same * monotone,
-        "DIFFERENT_PAGINATION": full * (1.0 - same) * monotone,
+        "EXACT": near * same * (1.0 - cut),
+        "SAME_PAGINATION": (1.0 - near) * full * same * monotone * (1.0 - cut),
+        "DIFFERENT_PAGINATION": full * (1.0 - same) * monotone * (1.0 - cut),
         "CONTIGUOUS_SUBSET": ramp(hi, p.contained_coverage)
         * ramp(lo, p.container_coverage)
-        * ramp(lo_contiguity, p.container_contiguity),
+        * ramp(lo_contiguity, p.container_contiguity)
+        * (1.0 - cut),
+        "ABRIDGED": cut,
     }
+
+
+def _abridgement(s: RelationSignals, p: ClassifierParams) -> float:
+    """How clearly one book is the other cut throughout: fewer words where they align, the
+    shorter covered fully and the longer along most of its length."""
+    ratio = min(s.text_ratio, 1.0 / s.text_ratio) if s.text_ratio > 0 else 1.0
+    shorter_x = s.text_ratio > 1.0  # y holds more words per aligned stretch: x is shorter
+    short_cover, long_cover = (
+        (s.coverage_x, s.coverage_y) if shorter_x else (s.coverage_y, s.coverage_x)
+    )
+    return (
+        ramp(ratio, p.abridged_ratio)
+        * ramp(short_cover, p.contained_coverage)
+        * ramp(long_cover, p.abridged_cover)
+    )
+
+
+def _other_text(s: RelationSignals, p: ClassifierParams) -> float:
+    """How clearly the aligned words sit in different text (0 when unknown): SAME_WORK's
+    evidence, and against every class that says the books share their text."""
+    if s.neighbour_agreement is None or s.neighbour_share is None:
+        return 0.0
+    return ramp(s.neighbour_agreement, p.same_work_agreement) * ramp(
+        s.neighbour_share, p.same_work_share
+    )
 
 
 def classify(
@@ -187,14 +243,24 @@ def classify(
         )
     else:
         gate = ramp(s.its, p.min_its) * ramp(float(s.lcs), p.min_lcs)
+        other_text = _other_text(s, p) if same_language else 0.0
         if same_language:
-            conf.update({k: v * gate for k, v in _edition_confidences(s, p).items()})
+            conf.update(
+                {k: v * gate * (1.0 - other_text) for k, v in _edition_confidences(s, p).items()}
+            )
+            conf["SAME_WORK"] = (
+                gate
+                * other_text
+                * ramp(s.order_z, p.translation_z)
+                * ramp(float(s.n_page_matches), p.translation_run_words)
+            )
         lo = min(s.coverage_x, s.coverage_y)
         conf["OVERLAPPING_TEXT"] = (
             gate
+            * (1.0 - other_text)
             * ramp(lo, p.overlap_coverage)
             * ramp(float(s.n_page_matches), p.overlap_lcs)
-            * (1.0 - max(conf[c] for c in EDITION_CLASSES))
+            * (1.0 - max(conf[c] for c in (*EDITION_CLASSES, "ABRIDGED")))
         )
     conf["UNRELATED"] = 1.0 - max(v for k, v in conf.items() if k != "UNRELATED")
     conf = {k: round(v, 6) for k, v in conf.items()}
@@ -202,4 +268,6 @@ def classify(
     direction = None
     if best == "CONTIGUOUS_SUBSET":
         direction = "x_in_y" if s.coverage_x >= s.coverage_y else "y_in_x"
+    elif best == "ABRIDGED":  # the shorter book is the abridgement "in" the longer one
+        direction = "x_in_y" if s.text_ratio > 1.0 else "y_in_x"
     return Relation(best, conf[best], direction, conf)

@@ -21,11 +21,14 @@ from typing import Any
 EDITION_RELATIONS = frozenset(
     {"EXACT", "SAME_PAGINATION", "DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET"}
 )
-#: Relations that put two books in one work: editions plus translations. OVERLAPPING_TEXT is
+#: Relations that put two books in one work: editions, abridgements, other translations in the
+#: same language (SAME_WORK: never one edition, whatever else they share) and translations.
+#: An abridgement is not an edition of the full text: a catalogue must not offer one for the
+#: other. OVERLAPPING_TEXT is
 #: deliberately absent from both sets: an anthology overlaps every work it reprints, and
 #: union-find is transitive, so one anthology edge per story would chain unrelated works
 #: into a single cluster.
-WORK_RELATIONS = EDITION_RELATIONS | {"TRANSLATION"}
+WORK_RELATIONS = EDITION_RELATIONS | {"ABRIDGED", "SAME_WORK", "TRANSLATION"}
 
 
 class UnionFind:

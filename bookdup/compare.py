@@ -149,6 +149,8 @@ def flip_result(result: dict[str, Any]) -> dict[str, Any]:
     if signals.get("slope"):
         slope, offset = signals["slope"], signals.get("offset", 0.0)
         signals["slope"], signals["offset"] = round(1 / slope, 4), round(-offset / slope, 4)
+    if signals.get("text_ratio"):
+        signals["text_ratio"] = round(1 / signals["text_ratio"], 4)
     out["signals"] = signals
     return out
 

@@ -35,6 +35,11 @@ from bookdup.uniquewords import (
     unique_from_encoded,
 )
 
+#: Version of what ``extract_features`` stores: 2 added the unique words' neighbour contexts.
+#: A book stored with an older version is extracted again when its file is indexed again,
+#: even if the file did not change.
+FEATURES_VERSION = 2
+
 
 @dataclass(frozen=True)
 class FeatureParams:
@@ -186,6 +191,9 @@ def features_to_doc(f: BookFeatures) -> dict[str, Any]:
         "content_hash": f.content_hash,
         "unique_words": " ".join(f.unique.words or ()),
         "unique_page_counts": page_counts.tolist(),
+        **(
+            {"unique_context": _b64(f.unique.context, "u1")} if f.unique.context is not None else {}
+        ),
         "minhash": _b64(f.minhash, "<u4"),
         "page_minhashes": _b64(f.page_minhashes, "<u2"),
         "page_perm": int(f.page_minhashes.shape[1]),
@@ -196,7 +204,8 @@ def features_to_doc(f: BookFeatures) -> dict[str, Any]:
 
 def features_from_doc(d: dict[str, Any], *, words: bool = True) -> BookFeatures:
     """Inverse of ``features_to_doc`` (unique-word hashes and stems are recomputed from the
-    words, so books indexed before stems existed get them too).
+    words, so books indexed before stems existed get them too; their neighbour context, which
+    needs the full text, stays None until they are indexed again).
 
     ``words=False`` keeps only the hashes (``unique.words`` None): a dedup job caches
     thousands of books for verification, ~100 KB each without the strings against ~800 KB.
@@ -205,6 +214,7 @@ def features_from_doc(d: dict[str, Any], *, words: bool = True) -> BookFeatures:
     counts = np.asarray(d["unique_page_counts"], dtype=np.int64)
     pages = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
     page_sigs = _unb64(d["page_minhashes"], "<u2").astype(np.uint16)
+    context = _unb64(d["unique_context"], "u1") if "unique_context" in d else None
     return BookFeatures(
         book_id=d["book_id"],
         language=d["language"],
@@ -217,6 +227,7 @@ def features_from_doc(d: dict[str, Any], *, words: bool = True) -> BookFeatures:
             hash_words(split),
             pages,
             stem_hashes(split, d["language"]),
+            context if context is not None and context.size == len(split) else None,
         ),
         minhash=_unb64(d["minhash"], "<u4").astype(np.uint32),
         page_minhashes=page_sigs.reshape(int(d["n_pages"]), int(d["page_perm"])),

@@ -32,6 +32,7 @@ __all__ = [
     "RelationSignals",
     "SignalParams",
     "compute_signals",
+    "describe_neighbours",
     "page_signature_matches",
 ]
 
@@ -113,6 +114,18 @@ class RelationSignals:
     #: How ordered the shared items are: z of |LCS| against the random-order null
     #: (``bookdup.orderstat``), size-free; 0 when the verification did not compute it.
     order_z: float = 0.0
+    #: Share of the neighbour words of aligned unique words (inside shared runs) that are the
+    #: same in both books, among neighbours both books repeat: ~1 for editions, even noisy
+    #: ones; 0.4–0.7 for two translations of one work into one language. None: not known
+    #: (a translated pair, or a book indexed before neighbour contexts were stored).
+    neighbour_agreement: float | None = None
+    #: Share of those neighbour slots that could be compared (both neighbours repeated words):
+    #: low in heavy OCR noise, where misread neighbours are seen once.
+    neighbour_share: float | None = None
+    #: Words of y per word of x along the shared runs: slope × (y's words per page) / (x's
+    #: words per page). ~1 for editions and subsets however they are paginated; ~0.4–0.6
+    #: when y is an abridgement of x (the same text, cut throughout).
+    text_ratio: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with rounded floats, for JSON output and the index.
@@ -315,6 +328,7 @@ def compute_signals(
     )
     page_similarity = float(ss.mean()) if ss.size else 0.0
 
+    on_alignment = page_matches is None
     if page_matches is not None:
         px, py = (np.asarray(p, np.int64) for p in page_matches)
         min_run = params.min_run_pages
@@ -323,6 +337,7 @@ def compute_signals(
         min_run = params.min_run_words
         if px.size < params.min_run_words:  # no usable alignment: fall back to signatures
             px, py, min_run = sx, sy, params.min_run_pages
+            on_alignment = False
 
     runs: list[slice] = []
     frames: list[tuple[slice, str]] = []
@@ -365,6 +380,7 @@ def compute_signals(
 
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
     v = verification
+    agreeing, comparable = _neighbours_in_runs(v, runs, px.size, on_alignment)
     return RelationSignals(
         same_content=same_content,
         book_similarity=book_sim,
@@ -394,4 +410,48 @@ def compute_signals(
         cs=float(v.cs) if v is not None else 0.0,
         its=float(v.its) if v is not None else 0.0,
         order_z=float(getattr(v, "order_z", 0.0)) if v is not None else 0.0,
+        neighbour_agreement=agreeing,
+        neighbour_share=comparable,
+        text_ratio=_text_ratio(slope, fa, fb) if rx.size else 1.0,
+    )
+
+
+def _text_ratio(slope: float, fa: BookFeatures, fb: BookFeatures) -> float:
+    """Words of y per word of x where they align (see ``RelationSignals.text_ratio``)."""
+    if min(fa.n_words, fb.n_words, fa.n_pages, fb.n_pages) <= 0 or slope <= 0:
+        return 1.0
+    return float(slope * (fb.n_words / fb.n_pages) / (fa.n_words / fa.n_pages))
+
+
+def _neighbours_in_runs(
+    verification: Any, runs: list[slice], n_aligned: int, on_alignment: bool
+) -> tuple[float | None, float | None]:
+    """(neighbour_agreement, neighbour_share) over the aligned items of the shared runs (all
+    aligned items when there is no run): chance alignments outside the shared text would
+    lower the agreement of an overlap or a subset."""
+    neighbours = getattr(verification, "neighbours", None)
+    if neighbours is None or not on_alignment or neighbours[0].size != n_aligned:
+        return None, None
+    agree, comparable = neighbours
+    if runs:
+        keep = np.concatenate([np.arange(r.start, r.stop) for r in runs])
+        agree, comparable = agree[keep], comparable[keep]
+    slots = 2 * comparable.size
+    n = int(comparable.sum())
+    if n == 0:
+        return None, 0.0 if slots else None
+    return float(agree.sum()) / n, n / slots
+
+
+def describe_neighbours(signals: dict[str, Any] | None) -> str | None:
+    """The neighbour-word evidence in one sentence (None for a translated pair or a book
+    indexed before neighbour contexts were stored)."""
+    agree = (signals or {}).get("neighbour_agreement")
+    share = (signals or {}).get("neighbour_share")
+    if agree is None or share is None:
+        return None
+    verdict = "the same text" if agree >= 0.8 else "other text around the same names and rare words"
+    return (
+        f"Words beside the aligned unique words: {100 * agree:.0f} % the same in both books "
+        f"({100 * share:.0f} % comparable, the rest misread or rare): {verdict}."
     )

@@ -85,6 +85,10 @@ class Verification:
     _align: Callable[[], tuple[np.ndarray, np.ndarray]] = field(repr=False, compare=False)
     #: How ordered the shared items are against chance (``bookdup.orderstat``).
     order: OrderEvidence | None = None
+    #: Per aligned item (alignment order): how many of its two neighbour words agree between
+    #: the books, and how many could be compared (``neighbour_agreement``); None when a book
+    #: has no neighbour context or the pair was translated.
+    neighbours: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def order_z(self) -> float:
@@ -246,7 +250,8 @@ def verify_pair(
         return None
     ia, ib = _shared_indices(a, b)
     if dictionary is None and a.distinct and b.distinct:
-        return _verify_distinct(a, b, ia, ib, nx, ny)
+        contexts = (getattr(fa.unique, "context", None), getattr(fb.unique, "context", None))
+        return _verify_distinct(a, b, ia, ib, nx, ny, contexts)
     mask = verbatim_runs(fa.unique.hashes, fb.unique.hashes) if dictionary is not None else None
     return _verify_general(a, b, ia, ib, nx, ny, mask, min_z)
 
@@ -288,8 +293,29 @@ def _min_lcs_for_z(min_z: float | None) -> int:
     return n
 
 
+def neighbour_agreement(cx: np.ndarray, cy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(agreeing, comparable) neighbours of aligned items, 0–2 each, from their contexts
+    (``bookdup.uniquewords.neighbour_context``): a neighbour is comparable when it is a word
+    its book repeats in both books."""
+    agree = np.zeros(cx.size, dtype=np.uint8)
+    comparable = np.zeros(cx.size, dtype=np.uint8)
+    for shift in (0, 4):
+        bx = (cx >> np.uint8(shift)) & np.uint8(0xF)
+        by = (cy >> np.uint8(shift)) & np.uint8(0xF)
+        both = (bx > 0) & (by > 0)
+        comparable += both
+        agree += both & (bx == by)
+    return agree, comparable
+
+
 def _verify_distinct(
-    a: _Prepared, b: _Prepared, ia: np.ndarray, ib: np.ndarray, nx: int, ny: int
+    a: _Prepared,
+    b: _Prepared,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    nx: int,
+    ny: int,
+    contexts: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
 ) -> Verification:
     """Both sequences distinct: LIS over the shared items, the permutation null in closed form."""
     shared = int(ia.size)
@@ -300,6 +326,8 @@ def _verify_distinct(
     ax, ay = ix[keep], iy[keep]
     pages = (a.pages[ax], b.pages[ay])
     lcs = int(ax.size)
+    cx, cy = contexts
+    neighbours = None if cx is None or cy is None else neighbour_agreement(cx[ax], cy[ay])
     return Verification(
         nx,
         ny,
@@ -309,6 +337,7 @@ def _verify_distinct(
         its(lcs, nx, ny),
         lambda: pages,
         order_evidence(lcs, shared),
+        neighbours,
     )
 
 

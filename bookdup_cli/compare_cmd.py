@@ -12,6 +12,7 @@ from bookdup.compare import compare_features
 from bookdup.features import extract_features
 from bookdup.model import Book
 from bookdup.orderstat import describe_order
+from bookdup.signals import describe_neighbours
 from readers import iter_books
 from readers.dictionaries import resolve_dictionary
 
@@ -29,6 +30,7 @@ _SIGNAL_LINES = (
     ("coverage x / y", ("coverage_x", "coverage_y")),
     ("span x / y", ("span_x", "span_y")),
     ("contiguity x / y", ("contiguity_x", "contiguity_y")),
+    ("neighbour words agreeing / comparable", ("neighbour_agreement", "neighbour_share")),
 )
 
 
@@ -55,6 +57,7 @@ def _summary(r: dict[str, Any]) -> str:
         f"unique words |X| = {r['x']}, |Y| = {r['y']}, shared = {r['shared']}, |LCS| = {r['lcs']}",
         f"{scores}-cs = {r['cs']:.4f}   {scores}-its = {r['its']:.4f}",
         describe_order(r["order"], ("x", "y")),
+        *filter(None, [describe_neighbours(s)]),
         "signals:",
     ]
     for label, key in _SIGNAL_LINES:

@@ -54,7 +54,7 @@ def relation_rows(relations: Sequence[dict[str, Any]]) -> list[list[Any]]:
             r["book_id"],
             r.get("language") or "?",
             r.get("display_title", ""),
-            direction_words(r.get("direction")) or "-",
+            direction_words(r.get("direction"), r.get("relation")) or "-",
             f"{r['confidence']:.2f}",
             f"{r['its']:.3f}",
             f"{r['cs']:.3f}",

@@ -10,6 +10,7 @@ segments, from which `truth.ground_truth` derives each related pair's class and 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections import Counter, deque
 from dataclasses import asdict, dataclass, field
@@ -544,11 +545,38 @@ class _Generator:
             self.jsonl.close()
 
 
+#: What a corpus folder holds besides its books folder.
+_CORPUS_FILES = ("books.jsonl", "ground_truth.jsonl", "corpus.json")
+
+
+def _clear_previous(out: Path, books_dir: str) -> None:
+    """Remove a corpus generated earlier into ``out``; refuse to write into books that are not.
+
+    Books are written per format (``b000017.txt`` one time, ``b000017.hocr`` another), so a
+    corpus generated over an older one kept the older one's files beside the new ones: the
+    same ids twice, and a reader of the folder took whichever came last. A folder this
+    generator wrote has ``corpus.json``; anything else already in the books folder is the
+    user's and stays.
+    """
+    books = out / books_dir
+    if not books.exists() or not any(books.iterdir()):
+        return
+    if not (out / "corpus.json").is_file():
+        raise ValueError(
+            f"{books} already holds files and {out} is not a generated corpus (no corpus.json): "
+            "choose an empty or new folder"
+        )
+    shutil.rmtree(books)
+    for name in _CORPUS_FILES:
+        (out / name).unlink(missing_ok=True)
+
+
 def generate_corpus(config: GeneratorConfig, out_dir: Path | str) -> CorpusSummary:
     """Write the corpus under ``out_dir``: ``books/`` (the books; ``config.books_dir``),
     ``books.jsonl`` (what each book is), ``ground_truth.jsonl`` (every related pair) and
-    ``corpus.json`` (config and summary)."""
+    ``corpus.json`` (config and summary). A corpus generated there before is replaced."""
     out = Path(out_dir)
+    _clear_previous(out, config.books_dir)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     gen = _Generator(config, out)

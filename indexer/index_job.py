@@ -183,7 +183,9 @@ class _Lookup:
         if not ids:
             return {}
         mget = with_retries()(self._client.mget)
-        found = mget(index=self._index, ids=ids, source=["raw_hash", "source"]).body["docs"]
+        found = mget(
+            index=self._index, ids=ids, source=["raw_hash", "source", "features_version"]
+        ).body["docs"]
         return {d["_id"]: d["_source"] for d in found if d.get("found")}
 
     def verdict(self, book_id: str, source: str | None, digest: str) -> str | None:

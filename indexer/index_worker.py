@@ -17,6 +17,7 @@ from typing import Any
 
 from bookdup.cluster import cluster_id
 from bookdup.features import (
+    FEATURES_VERSION,
     FeatureParams,
     extract_features,
     features_to_doc,
@@ -93,6 +94,7 @@ def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict
         "uniq": unique_sample_terms(features, uniq_modulus),
         "stems": stem_sample(features.unique.stems),
         "features": features_to_doc(features),
+        "features_version": FEATURES_VERSION,
         "extra": book.extra,
         "edition_cluster": own_cluster,
         "work_cluster": own_cluster,
@@ -108,8 +110,11 @@ def stored_verdict(
         return None
     if stored.get("raw_hash") == digest:
         # Same id, same content: unchanged even if its file moved or, in JSONL, its line
-        # number shifted (both are part of ``source``).
-        return "unchanged"
+        # number shifted (both are part of ``source``) — unless its features were extracted
+        # by an older version, which lacks what the classifier now reads.
+        if stored.get("features_version", 1) >= FEATURES_VERSION:
+            return "unchanged"
+        return None
     if stored.get("source") and source and stored["source"] != source:
         return f"duplicate id {book_id!r}: already indexed from {stored['source']}"
     return None

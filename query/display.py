@@ -20,7 +20,9 @@ CLASS_LABELS = {
     "SAME_PAGINATION": "same edition, same pagination",
     "DIFFERENT_PAGINATION": "same text, different pagination",
     "CONTIGUOUS_SUBSET": "part of / contains",
+    "ABRIDGED": "abridged edition",
     "OVERLAPPING_TEXT": "overlapping text",
+    "SAME_WORK": "same work, another translation",
     "TRANSLATION": "translation",
     "UNRELATED": "unrelated",
 }
@@ -61,9 +63,17 @@ def relation_label(relation: str) -> str:
     return CLASS_LABELS.get(relation, relation.lower().replace("_", " "))
 
 
-def direction_words(direction: str | None) -> str:
+#: The same directions for an abridgement: the book "in" the other is the shorter.
+ABRIDGED_DIRECTION_WORDS = {
+    "this_in_other": "this book is an abridgement of the other",
+    "other_in_this": "the other book is an abridgement of this one",
+}
+
+
+def direction_words(direction: str | None, relation: str | None = None) -> str:
     """A direction from one book's side in words; "" when the relation has none."""
-    return DIRECTION_WORDS.get(direction or "", "")
+    words = ABRIDGED_DIRECTION_WORDS if relation == "ABRIDGED" else DIRECTION_WORDS
+    return words.get(direction or "", "")
 
 
 def percent(value: float) -> str:

@@ -25,7 +25,7 @@ from bookdup.features import BookFeatures
 from bookdup.lcs import align_distinct, align_general
 from bookdup.orderstat import describe_order
 from bookdup.relate import direction_from_side, plan_pair
-from bookdup.signals import SIGNAL_PARAMS
+from bookdup.signals import SIGNAL_PARAMS, describe_neighbours
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_unique
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
@@ -272,6 +272,9 @@ def decision_path(e: dict[str, Any]) -> list[str]:
             f"({s['n_page_matches']} aligned words in dense runs); book similarity "
             f"{s['book_similarity']:.2f}, page similarity {s['page_similarity']:.2f}."
         )
+        neighbours = describe_neighbours(s)
+        if neighbours:
+            steps.append(neighbours)
     ranked = sorted(conf.items(), key=lambda kv: -kv[1])
     others = ", ".join(f"{k} {v:.2f}" for k, v in ranked[1:4])
     steps.append(f"Highest confidence: {ranked[0][0]} {ranked[0][1]:.2f} (next: {others}).")
@@ -309,6 +312,25 @@ def verdict(e: dict[str, Any]) -> str:
         return (
             f"A and B are translations ({' and '.join(e['languages'])}): "
             f"{_range(a_span)} of A match {_range(b_span)} of B, TRANS-its {e['its']:.2f}."
+        )
+    if rel == "ABRIDGED" and e["direction"] == "this_in_other":
+        return (
+            f"A is an abridgement of B: its text follows B from {_range(b_span)}, cut "
+            f"throughout (A holds {_pct(1 / s.get('text_ratio', 1.0))} of B's words where they "
+            "align)."
+        )
+    if rel == "ABRIDGED":
+        return (
+            f"B is an abridgement of A: its text follows A from {_range(a_span)}, cut "
+            f"throughout (B holds {_pct(s.get('text_ratio', 1.0))} of A's words where they "
+            "align)."
+        )
+    if rel == "SAME_WORK":
+        agree = s.get("neighbour_agreement") or 0.0
+        return (
+            f"A and B are two translations or retellings of one work: {_range(a_span)} of A "
+            f"follow {_range(b_span)} of B name by name, but only {_pct(agree)} of the words "
+            "around them are the same (other editions of one text: over 85 %)."
         )
     if rel == "OVERLAPPING_TEXT":
         return (

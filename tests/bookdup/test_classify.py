@@ -104,3 +104,42 @@ def test_params_are_the_single_place_for_thresholds():
     assert r.relation != "SAME_PAGINATION"
     with pytest.raises(dataclasses.FrozenInstanceError):
         strict.full_coverage = (0.0, 0.1)  # type: ignore[misc]
+
+
+def test_same_work_when_the_words_around_the_names_differ():
+    """Two translations of one work in one language: edition-like order, other text."""
+    other = with_(order_z=150.0, neighbour_agreement=0.5, neighbour_share=0.85)
+    r = classify(other, same_language=True)
+    assert r.relation == "SAME_WORK" and r.confidence > 0.9
+    assert max(r.confidences[c] for c in ("SAME_PAGINATION", "DIFFERENT_PAGINATION")) < 0.1
+    # the same pair seen through heavy OCR noise (few comparable neighbours) or without
+    # stored contexts keeps its edition class: nothing says the text differs
+    for unsure in (with_(order_z=150.0, neighbour_agreement=0.5, neighbour_share=0.4),
+                   with_(order_z=150.0)):  # fmt: skip
+        assert classify(unsure, same_language=True).relation == "SAME_PAGINATION"
+    # and editions agree
+    same = with_(order_z=150.0, neighbour_agreement=0.97, neighbour_share=0.9)
+    assert classify(same, same_language=True).relation == "SAME_PAGINATION"
+
+
+def test_same_work_never_across_languages_nor_without_order():
+    other = with_(order_z=150.0, neighbour_agreement=0.5, neighbour_share=0.85)
+    assert classify(other, same_language=False).relation != "SAME_WORK"
+    chance = with_(order_z=2.0, neighbour_agreement=0.3, neighbour_share=0.85, its=0.5)
+    assert classify(chance, same_language=True).relation == "UNRELATED"
+
+
+def test_abridged_when_the_shorter_holds_fewer_words_throughout():
+    # y: the same text cut to 45 % of its words along the whole of x
+    cut = with_(text_ratio=0.45, coverage_x=0.85, coverage_y=1.0, slope=0.45, delta_pages=55)
+    r = classify(cut, same_language=True)
+    assert (r.relation, r.direction) == ("ABRIDGED", "y_in_x") and r.confidence > 0.9
+    flipped = with_(text_ratio=1 / 0.45, coverage_x=1.0, coverage_y=0.85)
+    assert (classify(flipped).relation, classify(flipped).direction) == ("ABRIDGED", "x_in_y")
+    # a volume (a block of x, the same number of words where they align) stays a subset
+    volume = with_(text_ratio=1.0, coverage_x=0.3, span_x=0.3, coverage_y=1.0)
+    assert classify(volume).relation == "CONTIGUOUS_SUBSET"
+    # a short chapter whose pages hold fewer words (a different layout) is no abridgement:
+    # the longer book is covered in one short block
+    chapter = with_(text_ratio=0.5, coverage_x=0.2, span_x=0.2, coverage_y=1.0)
+    assert classify(chapter).relation == "CONTIGUOUS_SUBSET"

@@ -112,3 +112,20 @@ def test_anthology_does_not_chain_works():
     m = assign_clusters(["anth", "w1", "w2", "w1-ed2"], work_edges(rels))
     assert m["w1"] == m["w1-ed2"]
     assert len({m["anth"], m["w1"], m["w2"]}) == 3
+
+
+def test_other_translations_share_a_work_never_an_edition():
+    """Taylor's and Swanwick's Faust, and an abridged Taylor: one work cluster, three edition
+    clusters."""
+    rels = [
+        ("taylor", "swanwick", "SAME_WORK"),
+        ("taylor", "taylor-reprint", "DIFFERENT_PAGINATION"),
+        ("faust-de", "taylor", "TRANSLATION"),
+        ("taylor", "taylor-for-children", "ABRIDGED"),
+    ]
+    ids = ["taylor", "swanwick", "taylor-reprint", "faust-de", "taylor-for-children"]
+    editions = assign_clusters(ids, edition_edges(rels))
+    works = assign_clusters(ids, work_edges(rels))
+    assert editions["taylor"] == editions["taylor-reprint"] != editions["swanwick"]
+    assert editions["taylor"] != editions["taylor-for-children"]
+    assert len(set(works.values())) == 1

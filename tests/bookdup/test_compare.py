@@ -132,3 +132,61 @@ def test_pruned_pair_reports_zero_lcs(alice):
     fb = extract_features(book("sherlock", gutenberg_lines("sherlock-en-pg1661")))
     r = compare_features(fa, fb, threshold=0.95)
     assert r["pruned"] and r["lcs"] == 0 and r["relation"] == "UNRELATED"
+
+
+#: Two English translations of one work each (the corpus README's "different-translation"
+#: pairs), and same-language pairs that share their text (editions, variants, a volume, an
+#: abridgement, a story inside a collection).
+DIFFERENT_TRANSLATIONS = [
+    ("faust1-en-taylor-pg14591", "faust1-en-swanwick-pg3023"),
+    ("20k-leagues-en-lewis-pg164", "20k-leagues-en-walter-pg2488"),
+    ("journey-en-malleson-pg3748", "journey-en-1871-pg18857"),
+    ("miserables-en-hapgood-pg135", "miserables-en-wraxall-v1-pg48731"),
+    ("nathan-en-taylor-pg3820", "lessing-works-en-pg33435"),
+]
+SAME_TEXT = [
+    ("hamlet-en-pg1524", "hamlet-en-folio-pg2265"),
+    ("frankenstein-en-1831-pg84", "frankenstein-en-1818-pg41445"),
+    ("alice-en-pg11", "alice-en-storyland-pg19033"),
+    ("sleepyhollow-en-pg41", "sketchbook-en-pg2048"),
+    ("commedia-it-pg1000", "commedia-it-inferno7bit-pg997"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT_TRANSLATIONS)
+def test_real_different_translations_are_same_work(a, b):
+    """Same names in the same order, other words around them: one work, never one edition."""
+    fa, fb = (extract_features(book(n, gutenberg_lines(n))) for n in (a, b))
+    for x, y in ((fa, fb), (fb, fa)):
+        r = compare_features(x, y, dictionary=None)
+        assert r["relation"] == "SAME_WORK", r["confidences"]
+        assert r["signals"]["neighbour_agreement"] < 0.72
+
+
+@pytest.mark.parametrize(("a", "b"), SAME_TEXT)
+def test_real_same_text_is_never_same_work(a, b):
+    fa, fb = (extract_features(book(n, gutenberg_lines(n))) for n in (a, b))
+    r = compare_features(fa, fb, dictionary=None)
+    assert r["relation"] in ("DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET", "ABRIDGED"), r
+    assert r["signals"]["neighbour_agreement"] > 0.85
+
+
+@pytest.mark.parametrize("full", ["alice-en-pg11", "alice-en-rackham-pg28885"])
+def test_real_abridgement_says_which_book_is_shorter(full):
+    """The 1916 "Storyland" Alice (13K words) against the full text (30K): cut throughout, not
+    a part of it nor another pagination of it; the direction names the shorter book."""
+    short = "alice-en-storyland-pg19033"
+    fa, fb = (extract_features(book(n, gutenberg_lines(n))) for n in (full, short))
+    r = compare_features(fa, fb, dictionary=None)
+    assert (r["relation"], r["direction"]) == ("ABRIDGED", "y_in_x"), r["confidences"]
+    assert 0.3 < r["signals"]["text_ratio"] < 0.6
+    back = compare_features(fb, fa, dictionary=None)
+    assert (back["relation"], back["direction"]) == ("ABRIDGED", "x_in_y")
+
+
+def test_noisy_edition_keeps_its_class(alice):
+    """Heavy OCR noise misreads the words around the names too; the pair stays an edition."""
+    noisy = ocr_noise(alice, 0.09, seed=4)
+    r = compare_books(book("a", alice), book("b", noisy))
+    assert r["relation"] in ("SAME_PAGINATION", "DIFFERENT_PAGINATION", "EXACT"), r
+    assert r["relation"] != "SAME_WORK"

@@ -136,7 +136,9 @@ def test_doc_round_trip_and_size():
     _assert_same(f, g)
     assert doc["unique_words"].split() == f.unique.words
     assert sum(doc["unique_page_counts"]) == len(f.unique)
-    assert len(gzip.compress(text.encode())) <= 64 * 1024
+    # 8.8K unique words (a random vocabulary: real 100K-word books have 3K-5K): 63 KB before
+    # the neighbour contexts, one byte per unique word (~9 KB base64 + gzip) after
+    assert len(gzip.compress(text.encode())) <= 72 * 1024
 
 
 @pytest.mark.parametrize("book", [Book("e", []), Book("b", ["", "1 2 3"]), Book("r", ["a a"])])

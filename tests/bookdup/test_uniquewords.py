@@ -6,6 +6,10 @@ import numpy as np
 from bookdup.uniquewords import encode_pages, hash_words, unique_words, word_hash
 
 
+def _byte(word: str) -> int:
+    return word_hash(word) % 15 + 1
+
+
 def test_word_hash_is_mmh3_unsigned():
     assert word_hash("abc") == mmh3.hash("abc", 0, signed=False) == 3017643002
     h = hash_words(["abc", "über", "мир"])
@@ -48,3 +52,16 @@ def test_encode_pages_lengths():
     assert enc.vocab == ["a", "b", "c"]
     assert enc.ids.tolist() == [0, 1, 1, 2, 0]
     assert enc.counts().tolist() == [2, 2, 1]
+
+
+def test_neighbour_context_keeps_repeated_neighbours_only():
+    # "the" and "cat" repeat; "sat", "on", "mat", "zebra" are unique
+    pages = [["the", "cat", "sat"], [], ["on", "the", "mat"], ["cat", "zebra"]]
+    u = unique_words(pages)
+    assert u.context is not None and u.context.dtype == np.uint8
+    low, high = (u.context & 0xF).tolist(), (u.context >> 4).tolist()
+    # sat: after "cat" (repeated), before "on" (unique: left out)
+    # on: after "sat" (unique), before "the"; mat: after "the", last word of its page but the
+    # text runs on to "cat"; zebra: after "cat", nothing after it
+    assert low == [_byte("cat"), 0, _byte("the"), _byte("cat")]
+    assert high == [0, _byte("the"), _byte("cat"), 0]

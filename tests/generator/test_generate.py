@@ -49,6 +49,28 @@ def test_same_seed_same_corpus(tmp_path: Path) -> None:
     ).read_bytes()
 
 
+def test_regenerating_replaces_the_old_corpus(tmp_path: Path) -> None:
+    """A corpus generated over another one is exactly the new corpus: books are written per
+    format, and an old b000017.txt left beside a new b000017.hocr gave a reader the same id
+    twice (a calibration run read the stale book and reported translations that were not)."""
+    mixed = (("txt", 0.5), ("hocr", 0.5))
+    generate_corpus(GeneratorConfig(seed=7, **SMALL, formats=mixed), tmp_path / "x")
+    generate_corpus(GeneratorConfig(seed=8, **SMALL, formats=mixed), tmp_path / "x")
+    generate_corpus(GeneratorConfig(seed=8, **SMALL, formats=mixed), tmp_path / "fresh")
+    listing = {
+        d: sorted(p.relative_to(tmp_path / d) for p in (tmp_path / d).rglob("*"))
+        for d in ("x", "fresh")
+    }
+    assert listing["x"] == listing["fresh"]
+    # a folder this generator did not write is never emptied
+    foreign = tmp_path / "mine"
+    (foreign / "books").mkdir(parents=True)
+    (foreign / "books" / "thesis.txt").write_text("my own book")
+    with pytest.raises(ValueError, match="not a generated corpus"):
+        generate_corpus(GeneratorConfig(seed=8, **SMALL), foreign)
+    assert (foreign / "books" / "thesis.txt").read_text() == "my own book"
+
+
 def test_volume_is_contiguous_subset_of_the_set(tmp_path: Path) -> None:
     cfg = GeneratorConfig(
         seed=3,

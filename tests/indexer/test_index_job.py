@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bookdup.features import FEATURES_VERSION
 from indexer import index_worker
 from indexer.index_job import IndexOptions, raw_hash, run_index
 from readers import Source, read_source
@@ -245,7 +246,11 @@ def test_worker_answers_unchanged_from_the_prefetched_hash_without_extracting(
         index_worker, "extract", lambda book, *_: extracted.append(book.id) or {"book_id": book.id}
     )
 
-    stored = {"raw_hash": raw_hash(book), "source": "elsewhere/walden.txt"}  # the file moved
+    stored = {
+        "raw_hash": raw_hash(book),
+        "source": "elsewhere/walden.txt",  # the file moved
+        "features_version": FEATURES_VERSION,
+    }
     unchanged = index_worker.read_and_build(source, stored, _task())
     assert (unchanged.book_id, unchanged.verdict, unchanged.checked) == (
         "walden",
@@ -261,6 +266,11 @@ def test_worker_answers_unchanged_from_the_prefetched_hash_without_extracting(
 
     changed = index_worker.read_and_build(source, {"raw_hash": "0" * 40}, _task())
     assert (changed.verdict, changed.result, extracted) == (None, {"book_id": "walden"}, ["walden"])
+
+    # the same file, stored by a version that lacked the neighbour contexts: extracted again
+    old = {k: v for k, v in stored.items() if k != "features_version"}
+    upgraded = index_worker.read_and_build(source, old, _task())
+    assert (upgraded.verdict, extracted) == (None, ["walden", "walden"])
 
     # a sidecar naming another id: the prefetched document was the wrong one, the main
     # process checks the real id after the fact

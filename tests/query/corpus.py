@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 ALICE = ("alice-en-pg11", "alice-en-rackham-pg28885", "alice-en-storyland-pg19033")
+#: the complete English Alices (one edition cluster) and the abridged 1916 "Storyland" one,
+#: an ABRIDGED edition of both: the same work, never the same edition
+FULL_ALICE, STORYLAND = ALICE[:2], ALICE[2]
 ALICE_DE = "alice-de-zimmermann-pg19778"
 LOOKING_GLASS = "lookingglass-en-pg12"
 TOM, TOM_PART1 = "tomsawyer-en-pg74", "tomsawyer-en-part1-pg7193"

@@ -30,7 +30,9 @@ from tests.query.corpus import (
     BOOKS,
     CAROL,
     EDITION_CLASSES,
+    FULL_ALICE,
     LOOKING_GLASS,
+    STORYLAND,
     TOM,
     TOM_PART1,
     WALDEN,
@@ -46,8 +48,12 @@ def test_ground_truth_relations_of_real_books(real) -> None:
     assert summary.verified_pairs == summary.candidate_pairs
 
     # editions of one text found, as edition classes
-    for a, b in [(ALICE[0], ALICE[1]), (ALICE[0], ALICE[2]), (ALICE[1], ALICE[2]), CAROL]:
+    for a, b in [FULL_ALICE, CAROL]:
         assert rels[key(a, b)]["relation"] in EDITION_CLASSES, (a, b)
+    # the abridged Alice is an abridgement of both complete ones, and named as the shorter
+    for full in FULL_ALICE:
+        rel = rels[key(full, STORYLAND)]
+        assert (rel["relation"], rel["b"], rel["direction"]) == ("ABRIDGED", STORYLAND, "b_in_a")
     assert rels[key(*CAROL)]["cs"] > 0.9 and rels[key(ALICE[0], ALICE[1])]["cs"] > 0.9
     # the first three chapters of Tom Sawyer inside the whole book, with the direction
     part = rels[key(TOM, TOM_PART1)]
@@ -76,12 +82,13 @@ def test_clusters_of_real_books(es_client, real) -> None:
         h["_id"]: (h["_source"]["edition_cluster"], h["_source"]["work_cluster"])
         for h in iter_documents(es_client, names.books, source=fields)
     }
-    assert {ids[b][0] for b in ALICE} == {cluster_id(ALICE)}
+    assert {ids[b][0] for b in FULL_ALICE} == {cluster_id(FULL_ALICE)}
+    assert ids[STORYLAND][0] == cluster_id([STORYLAND])  # an abridgement is not an edition
     assert ids[ALICE_DE][0] == cluster_id([ALICE_DE])
     assert {ids[b][1] for b in (*ALICE, ALICE_DE)} == {cluster_id([*ALICE, ALICE_DE])}
     assert ids[TOM] == ids[TOM_PART1] == (cluster_id([TOM, TOM_PART1]),) * 2
     assert ids[LOOKING_GLASS] == (cluster_id([LOOKING_GLASS]),) * 2
-    assert (summary.edition_clusters, summary.work_clusters) == (6, 5)
+    assert (summary.edition_clusters, summary.work_clusters) == (7, 5)
 
 
 # --- catalog search with collapse ----------------------------------------------------------
@@ -98,11 +105,12 @@ def test_catalog_search_returns_one_hit_per_edition_cluster(es_client, real) -> 
     hits = catalog_search(es_client, names.books, "Alice Wonderland Wunderland", size=20)
     clusters = [r["edition_cluster"] for r in hits]
     assert len(clusters) == len(set(clusters))  # one hit per edition cluster
-    assert len(hits) == len(flat) - (len(ALICE) - 1)  # the three English Alices collapse
-    (english,) = [r for r in hits if r["edition_cluster"] == cluster_id(ALICE)]
-    assert english["book_id"] in ALICE
-    assert english["cluster_size"] == len(ALICE)
-    assert sorted(e["book_id"] for e in english["editions"]) == sorted(ALICE)
+    assert len(hits) == len(flat) - 1  # the two complete English Alices collapse
+    (english,) = [r for r in hits if r["edition_cluster"] == cluster_id(FULL_ALICE)]
+    assert english["book_id"] in FULL_ALICE
+    assert english["cluster_size"] == len(FULL_ALICE)
+    assert sorted(e["book_id"] for e in english["editions"]) == sorted(FULL_ALICE)
+    assert any(r["book_id"] == STORYLAND for r in hits)  # the abridgement stays apart
     assert any(r["book_id"] == ALICE_DE for r in hits)  # another language, another cluster
 
     works = catalog_search(
@@ -135,9 +143,13 @@ def test_related_books_are_oriented_from_the_books_side(es_client, real) -> None
     assert set(found) == {ALICE[1], ALICE[2], ALICE_DE}
     assert found[ALICE_DE]["relation"] == "TRANSLATION"
     assert found[ALICE_DE]["languages"] == ["de", "en"] and found[ALICE_DE]["language"] == "de"
+    assert (found[STORYLAND]["relation"], found[STORYLAND]["direction"]) == (
+        "ABRIDGED",
+        "other_in_this",
+    )
     confidences = [r["confidence"] for r in alice["relations"]]
     assert confidences == sorted(confidences, reverse=True)
-    assert alice["book"]["edition_cluster"] == cluster_id(ALICE)
+    assert alice["book"]["edition_cluster"] == cluster_id(FULL_ALICE)
 
     with pytest.raises(KeyError):
         related_books(es_client, names.books, names.relations, "not-a-book")

@@ -17,7 +17,7 @@ from bookdup.cluster import cluster_id
 from query.context import BadRequest
 from query.sync import SyncOptions, sync_clusters
 from store.connection import ConnectionSettings
-from tests.query.corpus import ALICE, ALICE_DE, BOOKS, CAROL, TOM, TOM_PART1, WALDEN
+from tests.query.corpus import ALICE, ALICE_DE, BOOKS, CAROL, FULL_ALICE, TOM, TOM_PART1, WALDEN
 
 CATALOG_MAPPING = {
     "dynamic": "strict",
@@ -82,7 +82,7 @@ def test_sync_writes_only_changed_documents_and_leaves_other_fields(
     )
 
     expected = {
-        ALICE[0]: (cluster_id(ALICE), cluster_id([*ALICE, ALICE_DE])),
+        ALICE[0]: (cluster_id(FULL_ALICE), cluster_id([*ALICE, ALICE_DE])),
         TOM_PART1: (cluster_id([TOM, TOM_PART1]),) * 2,
         WALDEN: (cluster_id([WALDEN]),) * 2,
     }
@@ -124,7 +124,7 @@ def test_sync_by_id_field_with_related_ids(es_client, real, catalog) -> None:
         for d in es_client.mget(index=catalog, ids=[r[0] for r in rows])["docs"]
     }
     for doc_id in ("rec-1", "rec-2"):
-        assert docs[doc_id]["edition_cluster"] == cluster_id(ALICE)
+        assert docs[doc_id]["edition_cluster"] == cluster_id(FULL_ALICE)
         assert docs[doc_id]["related_books"] == sorted([ALICE[1], ALICE[2], ALICE_DE])
     assert docs["rec-3"]["related_books"] == [TOM_PART1]
     assert "edition_cluster" not in docs["rec-4"]

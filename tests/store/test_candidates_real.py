@@ -15,7 +15,6 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 
 
-
 def test_every_real_translation_is_a_candidate(es_client, index_names, gutenberg: Path) -> None:
     from indexer.index_job import IndexOptions, run_index
 
