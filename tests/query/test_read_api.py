@@ -139,7 +139,10 @@ def test_related_returns_exactly_the_ground_truth_grouped_by_class(es_client, re
         assert result["counts"] == {g["relation"]: len(g["books"]) for g in result["groups"]}
     alice = related(es_client, names.books, names.relations, ALICE[0])
     classes = [g["relation"] for g in alice["groups"]]
-    assert classes[-1] == "TRANSLATION" and set(classes[:-1]) <= EDITION_CLASSES
+    # strongest first: the other complete edition, the abridgement, then the translation
+    assert classes == ["DIFFERENT_PAGINATION", "ABRIDGED", "TRANSLATION"]
+    (short,) = alice["groups"][1]["books"]
+    assert (short["book_id"], short["direction"]) == (STORYLAND, "other_in_this")
     (de,) = alice["groups"][-1]["books"]
     assert (de["book_id"], de["language"], de["translated"]) == (ALICE_DE, "de", True)
     assert de["display_title"] and not de["display_title"].startswith("[untitled")
