@@ -132,8 +132,10 @@ class ClassifierParams:
     #: ~0.45. The shorter book must be covered like a contained one (``contained_coverage``)
     #: and the longer one throughout, not in one block (else it is a CONTIGUOUS_SUBSET).
     abridged_ratio: tuple[float, float] = (0.8, 0.7)
-    #: ... the longer book's covered share (a chapter cut from a novel covers 5–30 % of it).
-    abridged_cover: tuple[float, float] = (0.5, 0.65)
+    #: ... the longer book's covered share or span, whichever is larger (an abridgement keeping
+    #: a third of a novel covers a third of it, but from its first pages to its last; a
+    #: chapter cut from a novel covers and spans 5–30 % of it).
+    abridged_cover: tuple[float, float] = (0.45, 0.6)
 
 
 CLASSIFIER_PARAMS = ClassifierParams()
@@ -202,13 +204,15 @@ def _abridgement(s: RelationSignals, p: ClassifierParams) -> float:
     shorter covered fully and the longer along most of its length."""
     ratio = min(s.text_ratio, 1.0 / s.text_ratio) if s.text_ratio > 0 else 1.0
     shorter_x = s.text_ratio > 1.0  # y holds more words per aligned stretch: x is shorter
-    short_cover, long_cover = (
-        (s.coverage_x, s.coverage_y) if shorter_x else (s.coverage_y, s.coverage_x)
+    short_cover, long_reach = (
+        (s.coverage_x, max(s.coverage_y, s.span_y))
+        if shorter_x
+        else (s.coverage_y, max(s.coverage_x, s.span_x))
     )
     return (
         ramp(ratio, p.abridged_ratio)
         * ramp(short_cover, p.contained_coverage)
-        * ramp(long_cover, p.abridged_cover)
+        * ramp(long_reach, p.abridged_cover)
     )
 
 

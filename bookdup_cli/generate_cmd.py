@@ -36,6 +36,19 @@ def _range(text: str, cast: type) -> tuple:
 @click.option("--translations", default=0.3, show_default=True, help="Share of works translated.")
 @click.option("--anthologies", default=0.03, show_default=True, help="Share of anthology books.")
 @click.option(
+    "--abridged",
+    default=0.0,
+    show_default=True,
+    help="Share of works with an abridged edition (paragraphs cut throughout: ABRIDGED).",
+)
+@click.option(
+    "--retranslations",
+    default=0.0,
+    show_default=True,
+    help="Share of translated works translated again into the same language by another "
+    "(realistic) translator: SAME_WORK.",
+)
+@click.option(
     "--formats",
     default="txt:0.88,jsonl:0.04,alto:0.04,hocr:0.04",
     show_default=True,
@@ -64,6 +77,8 @@ def generate(
     volumes: float,
     translations: float,
     anthologies: float,
+    abridged: float,
+    retranslations: float,
     formats: str,
     books_dir: str,
     translation_style: str,
@@ -71,8 +86,9 @@ def generate(
     """Generate a corpus of OUT_DIR/books plus books.jsonl and ground_truth.jsonl.
 
     Works are fresh prose from word models derived from real texts; their books are editions,
-    reprints, exact copies, noisy scans, volumes, anthologies and FreeDict translations
-    (``--translation-style realistic`` for translations that go beyond the lexicon).
+    reprints, exact copies, noisy scans, volumes, abridgements, anthologies and FreeDict
+    translations (``--translation-style realistic`` for translations that go beyond the
+    lexicon; ``--retranslations`` for a second translation into one language).
     """
     fmt = []
     for item in formats.split(","):
@@ -90,6 +106,8 @@ def generate(
         volume_fraction=volumes,
         translation_fraction=translations,
         anthology_fraction=anthologies,
+        abridged_fraction=abridged,
+        retranslation_fraction=retranslations,
         formats=tuple(fmt),
         books_dir=books_dir,
         translation_style=translation_style,

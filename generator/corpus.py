@@ -63,6 +63,13 @@ class GeneratorConfig:
     translation_fraction: float = 0.3  # works translated (into 1-2 languages)
     partial_translation_fraction: float = 0.25  # translations of a contiguous part only
     anthology_fraction: float = 0.03  # share of books that are anthologies
+    # works with an abridged edition: whole paragraphs cut throughout, 35-65 % of the text
+    # kept (ABRIDGED); 0 draws nothing, so corpora of earlier configs stay as they were
+    abridged_fraction: float = 0.0
+    # translated works translated again into one of the same languages by another
+    # translator, always in the realistic style (two faithful word-by-word translations would
+    # be one text twice): SAME_WORK between the two translations and their derived books
+    retranslation_fraction: float = 0.0
     formats: tuple[tuple[str, float], ...] = (
         ("txt", 0.88),
         ("jsonl", 0.04),
@@ -332,6 +339,8 @@ class _Generator:
                     self.edition(
                         w, self.layout(), extras, w.year + int(rng.integers(1, 80)), "edition"
                     )
+        if cfg.abridged_fraction and rng.random() < cfg.abridged_fraction and take():
+            self.abridged(w)
         if rng.random() < cfg.volume_fraction and budget[0] >= 2:
             n_vol = min(int(rng.integers(2, 4)), budget[0])
             budget[0] -= n_vol
@@ -339,10 +348,14 @@ class _Generator:
         targets = [t for s, t in self.pairs if s == lang]
         if targets and rng.random() < cfg.translation_fraction:
             rng.shuffle(targets)
-            for target in targets[: int(rng.integers(1, 3))]:
+            chosen = targets[: int(rng.integers(1, 3))]
+            for target in chosen:
                 if not take():
                     break
                 self.translation(w, target)
+            again = cfg.retranslation_fraction and rng.random() < cfg.retranslation_fraction
+            if again and take():
+                self.translation(w, str(rng.choice(chosen)), STYLES["realistic"])
         self.buffers[lang].append(w)
 
     def title_page(self, title: str, author: str, year: int) -> list[str]:
@@ -445,8 +458,48 @@ class _Generator:
             )
             self.emit(rec, add_noise(clean, rec.noise, self.rng))
 
-    def translation(self, w: _Work, target: str) -> None:
-        """Word-by-word translation of the whole work or of a contiguous part of it."""
+    def abridged(self, w: _Work) -> None:
+        """The work cut throughout: whole paragraphs dropped, 35-65 % of the words kept."""
+        rng, n = self.rng, len(w.prose)
+        starts = w.prose.paragraph_starts()
+        ends = np.concatenate([starts[1:], [n]])
+        keep = rng.random(starts.size) < rng.uniform(0.35, 0.65)
+        keep[0] = True  # an abridgement opens as the work does
+        runs: list[list[int]] = []
+        for s, e, k in zip(starts.tolist(), ends.tolist(), keep.tolist(), strict=True):
+            if not k:
+                continue
+            if runs and runs[-1][1] == s:
+                runs[-1][1] = e
+            else:
+                runs.append([s, e])
+        year = w.year + int(rng.integers(20, 120))
+        clean = self.compose(
+            self.models[w.language],
+            Prose.concat([w.prose.slice(s, e) for s, e in runs]),
+            self.layout(),
+            self.title_page(w.title, w.author, year),
+            [],
+        )
+        rec = BookRecord(
+            id=self.new_id(),
+            work=w.id,
+            language=w.language,
+            kind="abridged",
+            segments=tuple(Segment(w.id, s, e) for s, e in runs),
+            pagination=("abridged", self.new_rendering()),
+            rendering=self.new_rendering(),
+            noise=self.noise_rate(),
+            of=w.editions[0].record.id,
+            title=w.title,
+            author=w.author,
+            year=year,
+        )
+        self.emit(rec, add_noise(clean, rec.noise, self.rng))
+
+    def translation(self, w: _Work, target: str, style: TranslationStyle | None = None) -> None:
+        """Word-by-word translation of the whole work or of a contiguous part of it, in the
+        corpus's style or the given one (a retranslation: another translator's text)."""
         rng, n = self.rng, len(w.prose)
         s, e = 0, n
         if rng.random() < self.cfg.partial_translation_fraction:
@@ -456,7 +509,8 @@ class _Generator:
             if e <= s + 1:
                 e = n
         lexicon, untranslated, cache = self.lexicon(w.language, target)
-        faithful = self.style == STYLES["faithful"].with_overrides({"swap": self.style.swap})
+        style = style or self.style
+        faithful = style == STYLES["faithful"].with_overrides({"swap": style.swap})
         body = translate_prose(
             w.prose.slice(s, e),
             lexicon,
@@ -464,7 +518,7 @@ class _Generator:
             untranslated,
             self.cfg.swap_prob,
             cache,
-            style=None if faithful else self.style,
+            style=None if faithful else style,
             context=None if faithful else self.context(w.language, target),
         )
         title = " ".join(word_options(t, lexicon, untranslated)[0] for t in w.title.split())
@@ -481,6 +535,7 @@ class _Generator:
             kind="translation",
             segments=(Segment(w.id, s, e),),
             pagination=(layout, "translation"),
+            text=f"{w.id}:{target}:{len(self.records)}",
             rendering=self.new_rendering(),
             noise=self.noise_rate(),
             of=w.editions[0].record.id,

@@ -39,7 +39,7 @@ class BookRecord:
     id: str
     work: str  # the work it is an edition of; anthologies get their own
     language: str
-    kind: str  # original, edition, reprint, copy, volume, translation, anthology
+    kind: str  # original, edition, reprint, copy, volume, abridged, translation, anthology
     segments: tuple[Segment, ...]
     pagination: tuple[Any, ...]  # equal keys + equal segments = the same page breaks
     rendering: int  # equal = identical page texts (exact copies)
@@ -52,6 +52,9 @@ class BookRecord:
     file: str = ""
     format: str = "txt"
     extras: list[str] = field(default_factory=list)  # preface, notes, footnotes
+    #: which text of its language the book prints: "" for the original's, one id per
+    #: translation (two translations of a work into one language are two texts: SAME_WORK)
+    text: str = ""
 
     @property
     def n_words(self) -> int:
@@ -77,6 +80,7 @@ class BookRecord:
             "n_pages": self.n_pages,
             "noise": round(self.noise, 6),
             "extras": self.extras,
+            "text": self.text,
         }
 
 
@@ -101,6 +105,18 @@ def _covered(a: BookRecord, b: BookRecord) -> bool:
     return _shared(a, b) == a.n_words
 
 
+def _abridges(a: BookRecord, b: BookRecord) -> bool:
+    """Is a's text pieces of one work that b holds whole, spread through it (an abridgement,
+    not a volume: several pieces, and the last beyond the first half of b's text)?"""
+    works = {s.work for s in a.segments}
+    if len(a.segments) < 2 or len(works) != 1 or not _covered(a, b):
+        return False
+    (held,) = [y for y in b.segments if y.work in works] or [None]
+    if held is None:
+        return False
+    return a.segments[-1].end - held.start > (held.end - held.start) / 2
+
+
 def relation(a: BookRecord, b: BookRecord) -> dict[str, Any] | None:
     """The ground-truth line for a pair, or None when they share no text."""
     shared = _shared(a, b)
@@ -112,6 +128,8 @@ def relation(a: BookRecord, b: BookRecord) -> dict[str, Any] | None:
         a_in_b, b_in_a = _covered(a, b), _covered(b, a)
         if a_in_b != b_in_a:
             direction = "a_in_b" if a_in_b else "b_in_a"
+    elif a.text != b.text:
+        rel = "SAME_WORK"
     elif a.segments == b.segments:
         if a.rendering == b.rendering:
             rel = "EXACT"
@@ -119,6 +137,10 @@ def relation(a: BookRecord, b: BookRecord) -> dict[str, Any] | None:
             rel = "SAME_PAGINATION"
         else:
             rel = "DIFFERENT_PAGINATION"
+    elif _abridges(a, b):
+        rel, direction = "ABRIDGED", "a_in_b"
+    elif _abridges(b, a):
+        rel, direction = "ABRIDGED", "b_in_a"
     elif _inside(a, b):
         rel, direction = "CONTIGUOUS_SUBSET", "a_in_b"
     elif _inside(b, a):

@@ -168,7 +168,7 @@ def test_real_dictionary_translation_in_corpus(tmp_path: Path) -> None:
     assert translated > len(src) // 4
 
 
-def _rec(i: str, segs, lang="en", pagination=(1,), rendering=None) -> BookRecord:
+def _rec(i: str, segs, lang="en", pagination=(1,), rendering=None, text="") -> BookRecord:
     return BookRecord(
         id=i,
         work="w",
@@ -178,7 +178,32 @@ def _rec(i: str, segs, lang="en", pagination=(1,), rendering=None) -> BookRecord
         pagination=pagination,
         rendering=hash(i) if rendering is None else rendering,
         noise=0.0,
+        text=text,
     )
+
+
+def test_abridgements_and_other_translations_in_the_truth() -> None:
+    original = _rec("o", [("w", 0, 1000)])
+    abridged = _rec("ab", [("w", 0, 200), ("w", 350, 500), ("w", 800, 1000)])
+    vol1 = _rec("v1", [("w", 0, 500)])
+    first_pieces = _rec("fp", [("w", 0, 100), ("w", 200, 300)])  # pieces of one half only
+    taylor = _rec("t", [("w", 0, 1000)], lang="de", text="w:de:1")
+    swanwick = _rec("s", [("w", 0, 1000)], lang="de", text="w:de:2")
+    taylor_part = _rec("tp", [("w", 0, 300)], lang="de", text="w:de:1")
+
+    def rel(x, y):
+        r = relation(x, y)
+        return None if r is None else (r["relation"], r["direction"])
+
+    assert rel(abridged, original) == ("ABRIDGED", "a_in_b")
+    assert rel(original, abridged) == ("ABRIDGED", "b_in_a")
+    # an abridgement against a volume shares only part of its text
+    assert rel(abridged, vol1) == ("OVERLAPPING_TEXT", None)
+    assert rel(first_pieces, original) == ("OVERLAPPING_TEXT", None)
+    assert rel(taylor, swanwick) == ("SAME_WORK", None)
+    assert rel(taylor_part, swanwick) == ("SAME_WORK", None)
+    assert rel(taylor_part, taylor) == ("CONTIGUOUS_SUBSET", "a_in_b")  # the same text
+    assert rel(taylor, original) == ("TRANSLATION", None)
 
 
 def test_relations_of_a_hand_made_set() -> None:
@@ -219,6 +244,35 @@ def test_relations_of_a_hand_made_set() -> None:
     assert ("a4", "a5") not in pairs and ("a0", "a8") in pairs
     # all 36 pairs share text except vol1-vol2, vol2-tr_vol
     assert len(truth) == 36 - 2
+
+
+def test_abridged_and_retranslated_books(tmp_path: Path) -> None:
+    """Generated abridgements keep 35-65 % of their work in pieces spread through it, with
+    ground truth naming them the shorter; retranslations are other texts of one language."""
+    cfg = GeneratorConfig(
+        seed=4,
+        **{**SMALL, "n_books": 40},
+        abridged_fraction=1.0,
+        translation_fraction=1.0,
+        retranslation_fraction=1.0,
+    )
+    generate_corpus(cfg, tmp_path)
+    books = _books(tmp_path)
+    truth = [json.loads(x) for x in (tmp_path / "ground_truth.jsonl").read_text().splitlines()]
+    abridged = [b for b in books.values() if b["kind"] == "abridged"]
+    assert len(abridged) >= 5
+    for b in abridged:
+        full = books[b["of"]]["n_words"]
+        assert len(b["segments"]) >= 2 and 0.2 < b["n_words"] / full < 0.8
+    cut = [t for t in truth if t["relation"] == "ABRIDGED"]
+    assert cut and all(
+        books[t["a"] if t["direction"] == "a_in_b" else t["b"]]["kind"] == "abridged" for t in cut
+    )
+    other = [t for t in truth if t["relation"] == "SAME_WORK"]
+    assert other
+    for t in other:
+        a, b = books[t["a"]], books[t["b"]]
+        assert a["language"] == b["language"] and a["work"] == b["work"] and a["text"] != b["text"]
 
 
 def test_corpus_ground_truth_is_complete_and_consistent(tmp_path: Path) -> None:

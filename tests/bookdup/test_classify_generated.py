@@ -1,0 +1,48 @@
+"""Relation classes on generated books with known truth: abridgements under OCR noise."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bookdup.compare import compare_features
+from bookdup.features import extract_features
+from generator import GeneratorConfig, generate_corpus
+from readers import iter_books
+
+
+@pytest.mark.parametrize("noise", [(0.0, 0.0), (0.05, 0.10)])
+def test_generated_abridgements_are_abridged_with_the_shorter_named(
+    tmp_path: Path, noise: tuple[float, float]
+) -> None:
+    cfg = GeneratorConfig(
+        seed=9,
+        n_books=30,
+        languages=("en", "de"),
+        words_min=3000,
+        words_max=8000,
+        noise=noise,
+        clean_fraction=0.0,
+        abridged_fraction=1.0,
+        translation_fraction=0.0,
+        volume_fraction=0.0,
+        anthology_fraction=0.0,
+    )
+    generate_corpus(cfg, tmp_path)
+    truth = [json.loads(x) for x in (tmp_path / "ground_truth.jsonl").read_text().splitlines()]
+    cut = [t for t in truth if t["relation"] == "ABRIDGED"]
+    assert len(cut) >= 8
+    feats = {b.id: extract_features(b) for b in iter_books([tmp_path / "books"])}
+    found = []
+    for t in cut:
+        r = compare_features(feats[t["a"]], feats[t["b"]], dictionary=None)
+        want = "x_in_y" if t["direction"] == "a_in_b" else "y_in_x"
+        found.append((r["relation"], r["direction"]) == ("ABRIDGED", want))
+    assert sum(found) >= 0.95 * len(found), found
+    # and the editions of those works stay editions
+    editions = [t for t in truth if t["relation"] == "DIFFERENT_PAGINATION"]
+    for t in editions:
+        r = compare_features(feats[t["a"]], feats[t["b"]], dictionary=None)
+        assert r["relation"] != "ABRIDGED", t
