@@ -139,7 +139,31 @@ def test_abridged_when_the_shorter_holds_fewer_words_throughout():
     # a volume (a block of x, the same number of words where they align) stays a subset
     volume = with_(text_ratio=1.0, coverage_x=0.3, span_x=0.3, coverage_y=1.0)
     assert classify(volume).relation == "CONTIGUOUS_SUBSET"
-    # a short chapter whose pages hold fewer words (a different layout) is no abridgement:
-    # the longer book is covered in one short block
-    chapter = with_(text_ratio=0.5, coverage_x=0.2, span_x=0.2, coverage_y=1.0)
-    assert classify(chapter).relation == "CONTIGUOUS_SUBSET"
+    # a short piece holding half the words of a block of x is no abridgement of x (the
+    # longer book is covered in one short block), nor the same text: shared text
+    piece = with_(text_ratio=0.5, coverage_x=0.2, span_x=0.2, coverage_y=1.0)
+    assert classify(piece).relation == "OVERLAPPING_TEXT"
+
+
+def test_order_evidence_opens_the_gate_that_noise_closes():
+    """A quarter of each book shared under 8-10 % character noise: its 0.48 (under the DUPNIQ
+    gate), yet the shared words run in order far beyond chance (z 20)."""
+    noisy_overlap = with_(
+        its=0.48, lcs=70, coverage_x=0.28, coverage_y=0.3, n_page_matches=60, contiguity_x=0.5
+    )
+    assert classify(noisy_overlap).relation == "UNRELATED"  # no order evidence computed
+    assert classify(with_(**{**vars(noisy_overlap), "order_z": 20.0})).relation == (
+        "OVERLAPPING_TEXT"
+    )
+    # unrelated books with a chance-level order (real same-language pairs reach z 8.0)
+    chance = with_(**{**vars(noisy_overlap), "order_z": 7.5})
+    assert classify(chance).relation == "UNRELATED"
+
+
+def test_a_part_holds_the_same_words_where_it_aligns():
+    """A volume against an abridgement of its work: the volume's pages are all covered, in
+    one block, but hold twice the abridgement's words there: shared text, not a part."""
+    volume_vs_cut = with_(coverage_x=0.4, coverage_y=1.0, span_x=0.4, text_ratio=2.0)
+    assert classify(volume_vs_cut).relation == "OVERLAPPING_TEXT"
+    volume = with_(coverage_x=0.4, coverage_y=1.0, span_x=0.4, text_ratio=1.05)
+    assert classify(volume).relation == "CONTIGUOUS_SUBSET"
