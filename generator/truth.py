@@ -131,9 +131,12 @@ def relation(a: BookRecord, b: BookRecord) -> dict[str, Any] | None:
     elif a.text != b.text:
         rel = "SAME_WORK"
     elif a.segments == b.segments:
-        if a.rendering == b.rendering:
+        same_pages = a.pagination == b.pagination
+        if a.rendering == b.rendering or (same_pages and a.noise == 0 == b.noise):
+            # a reprint is another scan of the same pages; without noise it is the same text
+            # on the same pages, page for page (at most a title page's year differs)
             rel = "EXACT"
-        elif a.pagination == b.pagination:
+        elif same_pages:
             rel = "SAME_PAGINATION"
         else:
             rel = "DIFFERENT_PAGINATION"

@@ -168,7 +168,9 @@ def test_real_dictionary_translation_in_corpus(tmp_path: Path) -> None:
     assert translated > len(src) // 4
 
 
-def _rec(i: str, segs, lang="en", pagination=(1,), rendering=None, text="") -> BookRecord:
+def _rec(
+    i: str, segs, lang="en", pagination=(1,), rendering=None, text="", noise=0.0
+) -> BookRecord:
     return BookRecord(
         id=i,
         work="w",
@@ -177,7 +179,7 @@ def _rec(i: str, segs, lang="en", pagination=(1,), rendering=None, text="") -> B
         segments=tuple(Segment(*s) for s in segs),
         pagination=pagination,
         rendering=hash(i) if rendering is None else rendering,
-        noise=0.0,
+        noise=noise,
         text=text,
     )
 
@@ -209,7 +211,8 @@ def test_abridgements_and_other_translations_in_the_truth() -> None:
 def test_relations_of_a_hand_made_set() -> None:
     original = _rec("a0", [("w", 0, 1000)], pagination=(1,), rendering=1)
     copy = _rec("a1", [("w", 0, 1000)], pagination=(1,), rendering=1)
-    reprint = _rec("a2", [("w", 0, 1000)], pagination=(1,), rendering=2)
+    reprint = _rec("a2", [("w", 0, 1000)], pagination=(1,), rendering=2, noise=0.01)
+    clean_reprint = _rec("a10", [("w", 0, 1000)], pagination=(1,), rendering=3)
     noisy_repaginated = _rec("a3", [("w", 0, 1000)], pagination=(2,))
     vol1 = _rec("a4", [("w", 0, 400)], pagination=(2, "v"))
     vol2 = _rec("a5", [("w", 400, 1000)], pagination=(2, "v"))
@@ -223,6 +226,7 @@ def test_relations_of_a_hand_made_set() -> None:
 
     assert rel(original, copy) == ("EXACT", None, 1.0)
     assert rel(original, reprint) == ("SAME_PAGINATION", None, 1.0)
+    assert rel(original, clean_reprint) == ("EXACT", None, 1.0)  # no noise: the same pages
     assert rel(original, noisy_repaginated) == ("DIFFERENT_PAGINATION", None, 1.0)
     assert rel(vol1, vol2) is None  # volumes of one set are disjoint
     assert rel(vol1, original) == ("CONTIGUOUS_SUBSET", "a_in_b", 1.0)
