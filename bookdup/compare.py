@@ -53,23 +53,23 @@ def verify_features(
 ) -> Verification | None:
     """The verification half of `compare_features`: None when the pair falls below a floor.
 
-    ``threshold`` is on its (same-language pairs), ``min_z`` on the order statistic
-    (translated pairs); a pair below either can only be UNRELATED. Its shared-item count
+    ``threshold`` is on its, ``min_z`` on the order statistic; a pair below every floor given
+    can only be UNRELATED (same-language pairs get both: the classifier's gate takes either;
+    translated pairs only ``min_z``). Its shared-item count
     alone usually proves that (no alignment). None for both verifies whatever the score.
     With a lexicon, the book in its source language is translated (``translated_first``), so
     x and y of the result may be (fb, fa).
     """
     x, y = (fa, fb) if translated_first(fa, fb, dictionary) else (fb, fa)
     verification = verify_pair(
-        x, y, threshold=threshold or 0.0, score="its", dictionary=dictionary, min_z=min_z
+        x, y, threshold=threshold, score="its", dictionary=dictionary, min_z=min_z
     )
-    if verification is None:
-        return None if threshold is not None or min_z is not None else verification
-    if threshold is not None and verification.its < threshold:
-        return None
-    if min_z is not None and verification.order_z < min_z:
-        return None
-    return verification
+    floors = [(f, v) for f, v in ((threshold, "its"), (min_z, "order_z")) if f is not None]
+    if verification is None or not floors:
+        return verification
+    if any(getattr(verification, score) >= floor for floor, score in floors):
+        return verification
+    return None
 
 
 def describe_relation(

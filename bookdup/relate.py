@@ -24,7 +24,10 @@ from bookdup.features import BookFeatures
 from bookdup.langid import UNDETERMINED
 from bookdup.verify import Verification
 
+#: Below both lower edges of the same-language gate (its, or the order statistic) a pair can
+#: only be UNRELATED.
 SAME_LANGUAGE_FLOOR = CLASSIFIER_PARAMS.min_its[0]
+SAME_LANGUAGE_Z_FLOOR = CLASSIFIER_PARAMS.min_z[0]
 #: Below the lower edge of the TRANSLATION ramp on the order statistic a translated pair can
 #: only be UNRELATED.
 TRANSLATION_FLOOR = CLASSIFIER_PARAMS.translation_z[0]
@@ -42,7 +45,8 @@ class Lexicons(Protocol):
 class PairPlan:
     """How one pair is verified: through which lexicon (None: same language) from which floor.
 
-    ``threshold`` is on its (same language), ``min_z`` on the order statistic (translated).
+    ``threshold`` is on its, ``min_z`` on the order statistic; a pair must reach one of the
+    floors given (same language: both given; translated: ``min_z``).
     """
 
     dictionary: Dictionary | None
@@ -57,7 +61,7 @@ def plan_pair(a: BookFeatures, b: BookFeatures, lexicons: Lexicons) -> PairPlan 
     (``bookdup.dictionary.canonical_direction``), so (a, b) and (b, a) get the same plan.
     """
     if a.language == b.language or UNDETERMINED in (a.language, b.language):
-        return PairPlan(None, SAME_LANGUAGE_FLOOR)
+        return PairPlan(None, SAME_LANGUAGE_FLOOR, SAME_LANGUAGE_Z_FLOOR)
     dictionary = lexicons.get(*canonical_direction(a.language, b.language))
     return None if dictionary is None else PairPlan(dictionary, None, TRANSLATION_FLOOR)
 

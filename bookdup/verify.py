@@ -218,12 +218,13 @@ def verify_pair(
     fa: HasUnique,
     fb: HasUnique,
     *,
-    threshold: float,
+    threshold: float | None,
     score: str = "its",
     dictionary: Dictionary | None = None,
     min_z: float | None = None,
 ) -> Verification | None:
-    """Verify fa against fb; None when the pair cannot reach ``threshold`` (or ``min_z``).
+    """Verify fa against fb; None when the pair can reach neither ``threshold`` (on ``score``)
+    nor ``min_z`` (each None: no such floor; with both, either suffices).
 
     With a dictionary, fa's unique words are translated (dictionary.source -> target, which
     should be fb's language) and the general LCS is used; |X| stays fa's unique-word count
@@ -239,7 +240,9 @@ def verify_pair(
     a = _prepare(ua, dictionary)
     b = _prepare(ub, None)
     nx, ny = len(fa.unique.hashes), len(fb.unique.hashes)
-    need = max(_min_lcs(score, threshold, nx, ny), _min_lcs_for_z(min_z))
+    needs = [] if threshold is None else [_min_lcs(score, threshold, nx, ny)]
+    needs += [] if min_z is None else [_min_lcs_for_z(min_z)]
+    need = min(needs, default=0)
     can_prune = a.distinct or b.distinct  # then |LCS| <= distinct shared items
     if need > 0:
         if need > min(a.hashes.size, b.hashes.size):

@@ -12,11 +12,13 @@ from bookdup.features import extract_features
 from bookdup.model import Book
 from bookdup.relate import (
     SAME_LANGUAGE_FLOOR,
+    SAME_LANGUAGE_Z_FLOOR,
     TRANSLATION_FLOOR,
     direction_from_side,
     plan_pair,
     relate,
     stored_direction,
+    verify_planned,
 )
 
 
@@ -44,7 +46,8 @@ def lexicons() -> FakeLexicons:
 
 def test_plans_follow_the_languages(lexicons) -> None:
     en, de, fr, und = (features(i, i, "a b c") for i in ("en", "de", "fr", "und"))
-    assert plan_pair(en, en, lexicons).threshold == SAME_LANGUAGE_FLOOR
+    same = plan_pair(en, en, lexicons)
+    assert (same.threshold, same.min_z) == (SAME_LANGUAGE_FLOOR, SAME_LANGUAGE_Z_FLOOR)
     assert plan_pair(en, und, lexicons).dictionary is None  # unknown language: compare as one
     translated = plan_pair(en, de, lexicons)
     assert translated.dictionary is lexicons.lexicon and translated.min_z == TRANSLATION_FLOOR
@@ -84,3 +87,22 @@ def test_stored_direction_names_the_pair_as_the_index_does() -> None:
     assert stored_direction("x_in_y") == "a_in_b"
     assert stored_direction("y_in_x") == "b_in_a"
     assert stored_direction(None) is None
+
+
+def test_order_alone_lets_a_same_language_pair_through(lexicons) -> None:
+    """Two books sharing 40 unique words in order among 2,400 each: DUPNIQ-its under its
+    floor, the order statistic far above its own: verified, and related."""
+    shared = words("common", 40).split()
+
+    def own(prefix: str) -> list[str]:  # 2,400 distinct words (``words`` makes at most 676)
+        return [w for k in "abcd" for w in words(prefix + k, 600).split()]
+
+    a_own, b_own = own("left"), own("right")
+    a = features("a", "en", " ".join(a_own[:1000] + shared + a_own[1000:]))
+    b = features("b", "en", " ".join(b_own[:200] + shared + b_own[200:]))
+    plan = plan_pair(a, b, lexicons)
+    verification = verify_planned(a, b, plan).verification
+    assert verification.its < SAME_LANGUAGE_FLOOR and verification.order_z > 12
+    assert relate(a, b, lexicons) is not None
+    # without the order floor, the its floor alone would have dropped the pair
+    assert verify_planned(a, b, dataclasses.replace(plan, min_z=None)) is None
