@@ -111,7 +111,7 @@ def _abridges(a: BookRecord, b: BookRecord) -> bool:
     works = {s.work for s in a.segments}
     if len(a.segments) < 2 or len(works) != 1 or not _covered(a, b):
         return False
-    (held,) = [y for y in b.segments if y.work in works] or [None]
+    held = next((y for y in b.segments if y.work in works), None)
     if held is None:
         return False
     return a.segments[-1].end - held.start > (held.end - held.start) / 2
