@@ -24,6 +24,8 @@ import threading
 import time
 from pathlib import Path
 
+from quick import add_quick, parse_args
+
 from devnode.config import LocalNodeConfig
 from devnode.localnode import start, stop
 from generator.corpus import GeneratorConfig, generate_corpus
@@ -132,7 +134,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=9560)
     parser.add_argument("--bulk-chunk", type=int, default=20)
     parser.add_argument("--writers", type=int, default=4, help="competing bulk writers")
-    args = parser.parse_args()
+    add_quick(parser, books=100)
+    args = parse_args(parser)
 
     corpus = args.workdir / f"corpus-{args.books}-s{args.seed}"
     if not (corpus / "ground_truth.jsonl").exists():

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import add_quick, parse_args
+
 from bookdup.evaluate import relation_metrics
 from generator.corpus import GeneratorConfig, generate_corpus
 from indexer.dedup_job import run_dedup
@@ -87,7 +89,8 @@ def main() -> None:
     parser.add_argument(
         "--workdir", type=Path, help="keep generated corpora here and reuse them (default: temp)"
     )
-    args = parser.parse_args()
+    add_quick(parser, words_min=8_000, words_max=16_000)
+    args = parse_args(parser)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.books:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from quick import add_quick, parse_args
+
 from bookdup.model import Book
 from generator.corpus import GeneratorConfig, generate_corpus
 from indexer.dedup_job import run_dedup
@@ -225,7 +227,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--port", type=int, default=8765)
-    args = parser.parse_args()
+    add_quick(parser, books=200, seconds=20)
+    args = parse_args(parser)
 
     client = connect(ConnectionSettings.from_env(timeout=300))
     names = IndexNames(f"benchread-{args.books}")

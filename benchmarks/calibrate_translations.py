@@ -54,6 +54,7 @@ from readers.dictionaries import Dictionaries
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_gutenberg import GUTENBERG, parse_truth  # noqa: E402
+from quick import add_quick, parse_args  # noqa: E402
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 #: Statistics compared, size-free ones first.
@@ -281,7 +282,8 @@ def main() -> None:
     ap.add_argument("--by-languages", action="store_true", help="medians per language pair")
     ap.add_argument("--map", action="store_true", help="also MAP / recall over all pairs")
     ap.add_argument("--rows", action="store_true", help="print every generated pair")
-    args = ap.parse_args()
+    add_quick(ap, books=60)
+    args = parse_args(ap)
     t0 = time.monotonic()
     real = real_rows(args.data, args.real_cache)
     t_real = time.monotonic() - t0

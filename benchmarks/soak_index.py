@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_read import ensure_corpus  # noqa: E402
+from quick import add_quick, parse_args  # noqa: E402
 
 from devnode.config import LocalNodeConfig  # noqa: E402
 from devnode.localnode import start, stop  # noqa: E402
@@ -241,7 +242,8 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path("/work/soak"))
     parser.add_argument("--port", type=int, default=9800)
     parser.add_argument("--restarts", type=int, default=2)
-    args = parser.parse_args()
+    add_quick(parser, books=500, restarts=1)
+    args = parse_args(parser)
 
     logdir = args.workdir / f"soak-index-{args.books}"
     logdir.mkdir(parents=True, exist_ok=True)

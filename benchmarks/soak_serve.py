@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_read import Call, by_kind, http_load, percentiles, search_words, serve  # noqa: E402
+from quick import add_quick, parse_args  # noqa: E402
 
 from query.match import read_one_book  # noqa: E402
 from query.related import related  # noqa: E402
@@ -186,7 +187,8 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sample-s", type=float, default=10)
-    args = parser.parse_args()
+    add_quick(parser, prefix="benchread-200", seconds=60, clients=10)
+    args = parse_args(parser)
 
     os.environ["ELASTICSEARCH_URL"] = args.es_url  # for the server process too
     names = IndexNames(args.prefix)

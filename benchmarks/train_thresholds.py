@@ -31,6 +31,7 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+from quick import add_quick, parse_args
 
 from bookdup.classify import CLASSIFIER_PARAMS
 from bookdup.evaluate import best_threshold, pair_key, split_train_test
@@ -156,7 +157,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--words-max", type=int, default=8000)
     ap.add_argument("--noise", default="0.0-0.1")
     ap.add_argument("--negatives", type=int, default=1500, help="unrelated pairs per lexicon")
-    args = ap.parse_args(argv)
+    add_quick(ap, books=150, negatives=500)
+    args = parse_args(ap, argv)
     t0 = time.monotonic()
     cmd = generate(args.corpus, args.books, args.seed, (args.words_min, args.words_max), args.noise)
     truth = {

@@ -22,11 +22,22 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 GUTENBERG = (REPO / ".." / "shared" / "data" / "gutenberg").resolve()
 OWN_PREFIX = "BOOKDUP_"
+#: Fixtures whose use means a test talks to the suite's node: such tests are marked ``es``,
+#: so the quick tier (`make check`: ``-m "not es"``) runs everything else without a node.
+NODE_FIXTURES = frozenset({"es_client", "es_settings"})
 
 
 def _drop_own_variables(mp: pytest.MonkeyPatch) -> None:
     for name in [n for n in os.environ if n.startswith(OWN_PREFIX)]:
         mp.delenv(name)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that reaches the suite's node through a fixture; tests that start
+    nodes of their own or read ELASTICSEARCH_URL directly carry ``pytestmark = es``."""
+    for item in items:
+        if NODE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.es)
 
 
 @pytest.fixture(scope="session", autouse=True)
