@@ -222,21 +222,34 @@ def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: b
 
 @cli.command("remove")
 @click.argument("book_ids", nargs=-1, required=True)
+@click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @pass_context
-def remove_cmd(ctx: Context, book_ids: tuple[str, ...]) -> None:
-    """Withdraw books: delete them and their relations, recompute the clusters they held."""
-    from indexer.remove_job import run_remove
+def remove_cmd(ctx: Context, book_ids: tuple[str, ...], yes: bool) -> None:
+    """Withdraw books: delete them and their relations, recompute the clusters they held.
 
+    Says which books and how many relations would go, and asks unless --yes."""
+    from indexer.remove_job import removal_plan, run_remove
+
+    client = ctx.client()
+    plan = removal_plan(client, ctx.names, list(book_ids))
+    for book_id, title in plan.books:
+        click.echo(f"  {book_id}" + (f"  {title}" if title else ""))
+    for missing in plan.missing:
+        click.echo(f"  not in the index: {missing}", err=True)
+    click.echo(
+        f"{len(plan.books)} books and {plan.relations} relations would be deleted from "
+        f"{ctx.names.books} and {ctx.names.relations}"
+    )
+    if plan.books and not yes:
+        click.confirm("delete them?", abort=True)
     try:
-        summary = run_remove(ctx.client(), ctx.names, list(book_ids))
+        summary = run_remove(client, ctx.names, list(book_ids))
     except JobLocked as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(
         f"removed {summary.books_removed} books and {summary.relations_removed} relations; "
         f"{summary.clusters_updated} books changed cluster"
     )
-    for missing in summary.missing:
-        click.echo(f"  not in the index: {missing}", err=True)
     if summary.missing:
         sys.exit(1)
 
@@ -267,12 +280,23 @@ def status_cmd(ctx: Context, n_runs: int) -> None:
 @click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @pass_context
 def reset_cmd(ctx: Context, yes: bool) -> None:
-    """Delete this prefix's books, relations and runs indices (everything bookdup wrote)."""
-    from store.schema import drop_indices
+    """Delete this prefix's books, relations and runs indices (everything bookdup wrote).
 
+    Says which indices and how many documents would go, and asks unless --yes."""
+    from store.schema import drop_indices, existing_indices
+
+    client = ctx.client()
+    indices = existing_indices(client, ctx.names)
+    if not indices:
+        click.echo(f"nothing to delete: no {ctx.names.prefix}-books, -relations or -runs index")
+        return
+    for index, count in indices.items():
+        click.echo(f"  {index}: {count} documents")
+    total = sum(indices.values())
+    click.echo(f"{len(indices)} indices with {total} documents would be deleted")
     if not yes:
-        click.confirm(f"delete all {ctx.names.prefix}-* indices?", abort=True)
-    drop_indices(ctx.client(), ctx.names)
+        click.confirm(f"delete the {ctx.names.prefix}-* indices above?", abort=True)
+    drop_indices(client, ctx.names)
     click.echo(f"deleted the {ctx.names.prefix}-books, -relations and -runs indices")
 
 
@@ -283,10 +307,17 @@ def reset_cmd(ctx: Context, yes: bool) -> None:
     default=None,
     help="folder to index (default: the demo corpus shipped in the repository)",
 )
-@click.option("--keep/--reset", default=False, help="keep what a previous demo indexed")
+@click.option(
+    "--keep/--reset",
+    default=False,
+    help="keep what a previous demo indexed in the demo's own indices (<prefix>-demo-*) "
+    "[default: --reset, which drops only those; your own books are never touched]",
+)
 @click.pass_context
 def demo_cmd(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
-    """The whole job end to end: local node up, index the demo corpus, dedup, print clusters."""
+    """The whole job end to end: local node up, index the demo corpus, dedup, print clusters.
+
+    The demo works in its own indices (prefix `<--index-prefix>-demo`), never in yours."""
     from bookdup_cli.demo import run_demo
 
     run_demo(click_ctx, corpus, keep)

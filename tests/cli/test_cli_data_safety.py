@@ -1,0 +1,112 @@
+"""Data safety of the CLI against a real node: the demo in its own indices, deletions that say
+what and how much and ask unless --yes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from bookdup_cli.main import cli
+from store.connection import ConnectionSettings
+from store.schema import IndexNames, drop_indices
+from tests.fixtures_books import gutenberg_body, paginate, word_slice, write_txt
+
+
+def invoke(prefix: str, *args: str, stdin: str | None = None):
+    url = ConnectionSettings.from_env().url
+    return CliRunner().invoke(cli, ["--es-url", url, "--index-prefix", prefix, *args], input=stdin)
+
+
+def _corpus(folder: Path, *books: tuple[str, str, int]) -> Path:
+    folder.mkdir()
+    for name, gutenberg, skip in books:
+        lines = word_slice(gutenberg_body(gutenberg), 3000, skip)
+        write_txt(folder / f"{name}.txt", paginate(lines, 40), title=name)
+    return folder
+
+
+def _count(es_client, alias: str) -> int:
+    es_client.indices.refresh(index=alias)
+    return int(es_client.count(index=alias)["count"])
+
+
+def test_demo_uses_its_own_indices_and_resets_only_them(es_client, index_names, tmp_path) -> None:
+    mine = _corpus(tmp_path / "mine", ("walden", "walden-en-pg205", 0))
+    assert invoke(index_names.prefix, "index", "--workers", "1", str(mine)).exit_code == 0
+    demo = IndexNames(f"{index_names.prefix}-demo")
+    try:
+        # a book left by an earlier demo: --reset (the default) drops it
+        stale = _corpus(tmp_path / "stale", ("stale", "pride-en-pg1342", 9000))
+        assert invoke(demo.prefix, "index", "--workers", "1", str(stale)).exit_code == 0
+        corpus = _corpus(
+            tmp_path / "demo",
+            ("pride-a", "pride-en-pg1342", 0),
+            ("pride-b", "pride-en-pg1342", 0),
+        )
+        result = invoke(index_names.prefix, "demo", "--corpus", str(corpus))
+        assert result.exit_code == 0, result.output
+        assert f"into {demo.books}" in result.stdout
+        assert f"bookdup --index-prefix {demo.prefix} search" in result.stdout
+        # the user's one book untouched; the demo's indices hold exactly the demo corpus
+        assert _count(es_client, index_names.books) == 1
+        assert es_client.exists(index=index_names.books, id="walden")
+        assert _count(es_client, demo.books) == 2
+        assert not es_client.exists(index=demo.books, id="stale")
+        # --keep keeps the demo's books and still never touches the user's
+        result = invoke(index_names.prefix, "demo", "--keep", "--corpus", str(stale))
+        assert result.exit_code == 0, result.output
+        assert (_count(es_client, demo.books), _count(es_client, index_names.books)) == (3, 1)
+    finally:
+        drop_indices(es_client, demo)
+
+
+def test_reset_lists_indices_and_counts_and_asks(es_client, index_names, tmp_path) -> None:
+    corpus = _corpus(
+        tmp_path / "c", ("walden", "walden-en-pg205", 0), ("pride", "pride-en-pg1342", 0)
+    )
+    assert invoke(index_names.prefix, "index", "--workers", "1", str(corpus)).exit_code == 0
+
+    result = invoke(index_names.prefix, "reset", stdin="n\n")
+    assert result.exit_code == 1  # declined: aborted, nothing deleted
+    books_index = next(iter(es_client.indices.get_alias(name=index_names.books).body))
+    assert f"  {books_index}: 2 documents" in result.stdout
+    assert "3 indices with 3 documents would be deleted" in result.stdout  # 2 books + 1 run
+    assert _count(es_client, index_names.books) == 2
+
+    result = invoke(index_names.prefix, "reset")  # no stdin: click.confirm aborts
+    assert result.exit_code == 1
+    assert _count(es_client, index_names.books) == 2
+
+    result = invoke(index_names.prefix, "reset", "--yes")
+    assert result.exit_code == 0, result.output
+    assert not es_client.indices.exists_alias(name=index_names.books)
+    result = invoke(index_names.prefix, "reset", "--yes")
+    assert result.exit_code == 0 and "nothing to delete" in result.stdout
+
+
+def test_remove_lists_books_and_relations_and_asks(es_client, index_names, tmp_path) -> None:
+    lines = word_slice(gutenberg_body("pride-en-pg1342"), 4000, 0)
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    write_txt(corpus / "pride.txt", paginate(lines, 40), title="Pride and Prejudice")
+    write_txt(corpus / "pride-reset.txt", paginate(lines, 29), title="Pride reset")
+    assert invoke(index_names.prefix, "index", "--workers", "1", str(corpus)).exit_code == 0
+    assert invoke(index_names.prefix, "dedup").exit_code == 0
+    assert _count(es_client, index_names.relations) == 1
+
+    result = invoke(index_names.prefix, "remove", "pride", "nope")  # no stdin: aborted
+    assert result.exit_code == 1
+    assert "  pride  Pride and Prejudice" in result.stdout
+    assert "not in the index: nope" in result.stderr
+    assert "1 books and 1 relations would be deleted" in result.stdout
+    assert (_count(es_client, index_names.books), _count(es_client, index_names.relations)) == (
+        2,
+        1,
+    )
+    result = invoke(index_names.prefix, "remove", "pride", stdin="y\n")
+    assert result.exit_code == 0, result.output
+    assert "removed 1 books and 1 relations" in result.stdout
+    result = invoke(index_names.prefix, "remove", "--yes", "pride-reset")
+    assert result.exit_code == 0, result.output
+    assert _count(es_client, index_names.books) == 0
