@@ -183,9 +183,19 @@ def _report_failures(failures: list[tuple[str, str]], limit: int = 50) -> None:
 @click.option("--since", default=None, help="only books indexed since this run id or ISO time")
 @click.option("--no-translations", is_flag=True, help="skip cross-language candidates")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="re-verify every book even when nothing was indexed since the last completed run",
+)
 @pass_context
-def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: bool) -> None:
-    """Find, verify, classify and cluster related books; write relations and cluster ids."""
+def dedup_cmd(
+    ctx: Context, since: str | None, no_translations: bool, as_json: bool, full: bool
+) -> None:
+    """Find, verify, classify and cluster related books; write relations and cluster ids.
+
+    When no book was indexed since the last completed run, says so and does nothing (--full
+    re-verifies everything; --since RUN_ID queries with the books indexed since that run)."""
     from indexer.dedup_job import DedupParams, run_dedup
 
     client = ctx.client()
@@ -198,9 +208,20 @@ def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: b
                 since=since,
                 params=params,
                 progress=lambda done, total: bar.update(done, total),
+                full=full,
             )
         except (ValueError, JobLocked) as exc:
             raise click.ClickException(str(exc)) from exc
+    if summary.nothing_new_since:
+        message = (
+            f"nothing new since run {summary.nothing_new_since}; use --full to re-verify everything"
+        )
+        if as_json:
+            click.echo(json.dumps({"nothing_new_since": summary.nothing_new_since}, indent=2))
+            click.echo(message, err=True)
+        else:
+            click.echo(message)
+        return
     _report_resumed(summary.resumed_from)
     if as_json:
         click.echo(

@@ -3,6 +3,7 @@ what and how much and ask unless --yes."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -110,3 +111,55 @@ def test_remove_lists_books_and_relations_and_asks(es_client, index_names, tmp_p
     result = invoke(index_names.prefix, "remove", "--yes", "pride-reset")
     assert result.exit_code == 0, result.output
     assert _count(es_client, index_names.books) == 0
+
+
+def test_a_second_dedup_with_nothing_new_says_so_and_does_nothing(
+    es_client, index_names, tmp_path
+) -> None:
+    prefix = index_names.prefix
+    lines = word_slice(gutenberg_body("pride-en-pg1342"), 4000, 0)
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    write_txt(corpus / "pride.txt", paginate(lines, 40), title="Pride")
+    write_txt(corpus / "pride-reset.txt", paginate(lines, 29), title="Pride")
+    assert invoke(prefix, "index", "--workers", "1", str(corpus)).exit_code == 0
+    first = invoke(prefix, "dedup", "--json")
+    assert first.exit_code == 0, first.output
+    first_id = json.loads(first.stdout)["run_id"]
+
+    def dedup_runs() -> int:
+        es_client.indices.refresh(index=index_names.runs)
+        query = {"term": {"kind": "dedup"}}
+        return int(es_client.count(index=index_names.runs, query=query)["count"])
+
+    result = invoke(prefix, "dedup")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == (
+        f"nothing new since run {first_id}; use --full to re-verify everything"
+    )
+    assert dedup_runs() == 1  # nothing ran, nothing recorded
+    result = invoke(prefix, "dedup", "--json")
+    assert json.loads(result.stdout) == {"nothing_new_since": first_id}
+
+    # a different translation setting is not the same work
+    result = invoke(prefix, "dedup", "--no-translations", "--json")
+    assert json.loads(result.stdout)["books"] == 2
+    assert dedup_runs() == 2
+    result = invoke(prefix, "dedup", "--no-translations")
+    assert "nothing new since run" in result.stdout
+    # --full re-verifies everything
+    result = invoke(prefix, "dedup", "--full", "--json")
+    full = json.loads(result.stdout)
+    assert (full["books"], full["query_books"], full["relations"]) == (
+        2,
+        2,
+        {"DIFFERENT_PAGINATION": 1},
+    )
+    assert dedup_runs() == 3
+    # a book indexed since the last run: the job runs again
+    walden = word_slice(gutenberg_body("walden-en-pg205"), 3000, 0)
+    write_txt(corpus / "walden.txt", paginate(walden, 40), title="Walden")
+    assert invoke(prefix, "index", "--workers", "1", str(corpus)).exit_code == 0
+    result = invoke(prefix, "dedup", "--json")
+    assert json.loads(result.stdout)["books"] == 3
+    assert dedup_runs() == 4
