@@ -162,7 +162,7 @@ def index_cmd(
         )
     for where, warning in summary.warnings[:50]:
         click.echo(f"  warning {where}: {warning}", err=True)
-    _report_failures(summary.failures)
+    _report_failures(summary.failures, summary.run_id)
     if summary.failures:
         sys.exit(1)
 
@@ -172,11 +172,15 @@ def _report_resumed(run_id: str | None) -> None:
         click.echo(f"resumed the work of interrupted run {run_id}", err=True)
 
 
-def _report_failures(failures: list[tuple[str, str]], limit: int = 50) -> None:
+def _report_failures(failures: list[tuple[str, str]], run_id: str, limit: int = 50) -> None:
     for where, reason in failures[:limit]:
         click.echo(f"  skipped {where}: {reason}", err=True)
     if len(failures) > limit:
-        click.echo(f"  ... and {len(failures) - limit} more (see `bookdup status`)", err=True)
+        click.echo(
+            f"  ... and {len(failures) - limit} more "
+            f"(all of them: `bookdup status --skipped --run {run_id}`)",
+            err=True,
+        )
 
 
 @cli.command("dedup")
@@ -238,7 +242,7 @@ def dedup_cmd(
         f"{summary.work_clusters} work clusters ({summary.clusters_updated} books updated) "
         f"in {summary.timings.get('total_s', 0):.1f} s"
     )
-    _report_failures(summary.skipped)
+    _report_failures(summary.skipped, summary.run_id)
 
 
 @cli.command("remove")
@@ -277,14 +281,30 @@ def remove_cmd(ctx: Context, book_ids: tuple[str, ...], yes: bool) -> None:
 
 @cli.command("status")
 @click.option("--runs", "n_runs", type=int, default=5, show_default=True)
+@click.option("--skipped", is_flag=True, help="list every file or book a run skipped, paged")
+@click.option(
+    "--run",
+    "run_id",
+    default=None,
+    help="with --skipped: this run [default: the last run that skipped any]",
+)
+@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--page-size", type=click.IntRange(min=1), default=50, show_default=True)
 @pass_context
-def status_cmd(ctx: Context, n_runs: int) -> None:
-    """Index sizes and the last runs (what each did, how long it took, what it skipped)."""
+def status_cmd(
+    ctx: Context, n_runs: int, skipped: bool, run_id: str | None, page: int, page_size: int
+) -> None:
+    """Index sizes and the last runs (what each did, how long each stage took, what it skipped).
+
+    With --skipped: every file or book one run skipped and why, a page at a time."""
     from store.runs import last_runs
     from store.schema import ensure_indices
 
     client = ctx.client()
     ensure_indices(client, ctx.names)
+    if skipped:
+        _print_skipped(client, ctx.names, run_id, page, page_size)
+        return
     for name in ("books", "relations"):
         alias = ctx.names.alias(name)
         click.echo(f"{alias}: {client.count(index=alias)['count']} documents")
@@ -293,8 +313,62 @@ def status_cmd(ctx: Context, n_runs: int) -> None:
             f"{run['run_id']}  {run['status']:<9} {run.get('started_at', '')}  "
             f"{json.dumps(run.get('counts', {}))}"
         )
-        for skipped in run.get("skipped", [])[:5]:
-            click.echo(f"    skipped {json.dumps(skipped)}")
+        if durations := _durations(run.get("timings") or {}):
+            click.echo(f"    durations: {durations}")
+        run_skipped = run.get("skipped", [])
+        for entry in run_skipped[:5]:
+            click.echo(f"    skipped {json.dumps(entry)}")
+        if len(run_skipped) > 5:
+            click.echo(
+                f"    ... {len(run_skipped)} skipped in all: "
+                f"`bookdup status --skipped --run {run['run_id']}`"
+            )
+
+
+def _durations(timings: dict[str, Any]) -> str:
+    """``stage 1.2 s, ...`` from a run's timings (the ``*_s`` entries), total last."""
+    stages = [
+        f"{name.removesuffix('_s').replace('_', ' ')} {float(value):.1f} s"
+        for name, value in timings.items()
+        if name.endswith("_s") and name != "total_s" and isinstance(value, int | float)
+    ]
+    total = timings.get("total_s", timings.get("seconds"))
+    if isinstance(total, int | float):
+        stages.append(f"total {float(total):.1f} s")
+    return ", ".join(stages)
+
+
+def _print_skipped(client: Any, names: Any, run_id: str | None, page: int, page_size: int) -> None:
+    """One page of what a run skipped: the given run, else the latest run that skipped any."""
+    from store.runs import get_run, last_runs
+
+    if run_id is not None:
+        run = get_run(client, names, run_id)
+        if run is None:
+            raise click.ClickException(f"no run {run_id!r} in {names.runs}")
+    else:
+        run = next((r for r in last_runs(client, names, 100) if r.get("skipped")), None)
+        if run is None:
+            click.echo("no run skipped anything")
+            return
+    entries = run.get("skipped") or []
+    pages = max(1, -(-len(entries) // page_size))
+    if page > pages:
+        raise click.ClickException(f"page {page} is past the last page ({pages})")
+    first = (page - 1) * page_size
+    shown = entries[first : first + page_size]
+    click.echo(
+        f"run {run['run_id']} skipped {len(entries)}; "
+        f"{first + 1 if shown else 0}-{first + len(shown)} (page {page} of {pages}):"
+    )
+    for entry in shown:
+        where = entry.get("file") or entry.get("book") or "?"
+        click.echo(f"  {where}: {entry.get('reason', '')}")
+    failed = (run.get("counts") or {}).get("failed")
+    if isinstance(failed, int) and failed > len(entries):
+        click.echo(f"  (the run record keeps the first {len(entries)} of {failed})")
+    if page < pages:
+        click.echo(f"next: bookdup status --skipped --run {run['run_id']} --page {page + 1}")
 
 
 @cli.command("reset")

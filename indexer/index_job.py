@@ -235,6 +235,20 @@ def _dispatch(
     return pool.submit(build, item, digest, task) if outcome.verdict is None else outcome
 
 
+def _add_time(timings: dict[str, float], name: str, seconds: float) -> None:
+    timings[name] = timings.get(name, 0.0) + seconds
+
+
+def _timed(items: Iterator[Any], timings: dict[str, float], outside: str) -> Iterator[Any]:
+    """``items`` unchanged; the time its consumer spends between two items (the bulk writes,
+    for the actions stream) is added to ``timings[outside]``."""
+    timings.setdefault(outside, 0.0)
+    for item in items:
+        handed = time.monotonic()
+        yield item
+        _add_time(timings, outside, time.monotonic() - handed)
+
+
 # --- stage 4: settle in reading order -------------------------------------------------------
 
 
@@ -242,9 +256,10 @@ class _ReadingOrder:
     """Work items in flight, handed back in the order they were read (so that the first book
     with an id wins whatever worker finishes first), at most ``limit`` of them held."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, timings: dict[str, float] | None = None) -> None:
         self._limit = limit
         self._window: deque[Outcome | Future[Outcome]] = deque()
+        self._timings = timings if timings is not None else {}
 
     def add(self, entry: Outcome | Future[Outcome]) -> None:
         self._window.append(entry)
@@ -260,7 +275,13 @@ class _ReadingOrder:
     def _drain(self, limit: int) -> Iterator[Outcome]:
         while len(self._window) > limit:
             entry = self._window.popleft()
-            yield entry if isinstance(entry, Outcome) else entry.result()
+            if isinstance(entry, Outcome):
+                yield entry
+                continue
+            started = time.monotonic()
+            outcome = entry.result()
+            _add_time(self._timings, "extract_wait_s", time.monotonic() - started)
+            yield outcome
 
 
 # --- the job: settle (stage 4), bulk-write (5), record the run (6) --------------------------
@@ -293,6 +314,9 @@ class _IndexRun:
         self._started = time.monotonic()
         self._lookup = _Lookup(client, names.books)
         self._sources: dict[str, str] = {}  # book id -> file
+        # Seconds per stage: the hash lookups, waiting for the workers' reading and extraction
+        # (what the pipeline did not hide), the bulk writes, the final refresh.
+        self.timings: dict[str, float] = {"lookup_s": 0.0, "extract_wait_s": 0.0}
 
     def actions(self, pool: ProcessPoolExecutor) -> Iterator[dict[str, Any]]:
         """Bulk actions of the books to write. Reading, parsing and extraction run in the
@@ -307,10 +331,12 @@ class _IndexRun:
             options.params,
             options.max_book_bytes,
         )
-        in_flight = _ReadingOrder(limit=options.workers * 4)
+        in_flight = _ReadingOrder(limit=options.workers * 4, timings=self.timings)
         items = _walk(self._paths, options)
         for batch in batched(items, options.lookup_batch):
+            started = time.monotonic()
             stored = self._lookup.stored(_batch_ids(batch))
+            _add_time(self.timings, "lookup_s", time.monotonic() - started)
             failpoint("index.batch")
             for item in batch:
                 in_flight.add(_dispatch(pool, task, item, stored))
@@ -366,11 +392,19 @@ class _IndexRun:
         summary.resent, summary.smallest_chunk = report.rejected, report.smallest_chunk
         for failure in report.failures:
             summary.failures.append((self._sources.get(failure.id, failure.id), failure.reason))
+        started = time.monotonic()
         refresh(self._client, self._names.books)
+        self.timings["refresh_s"] = time.monotonic() - started
         summary.seconds = time.monotonic() - self._started
+        stages = {k: round(v, 3) for k, v in self.timings.items()}
         self._recorder.finish(
             counts=summary.as_counts(),
-            timings={"seconds": round(summary.seconds, 3), "books_per_s": summary.books_per_s},
+            timings={
+                **stages,
+                "total_s": round(summary.seconds, 3),
+                "seconds": round(summary.seconds, 3),
+                "books_per_s": summary.books_per_s,
+            },
             skipped=[{"file": f, "reason": r} for f, r in summary.failures[:1000]],
             warnings=[{"file": f, "warning": w} for f, w in summary.warnings[:1000]],
         )
@@ -395,7 +429,6 @@ def run_index(
     with ProcessPoolExecutor(
         max_workers=options.workers, initializer=die_with_parent, initargs=(os.getpid(),)
     ) as pool:
-        report = bulk_write(
-            client, job.actions(pool), chunk_size=options.bulk_chunk, on_chunk=job.on_chunk
-        )
+        actions = _timed(job.actions(pool), job.timings, "write_s")
+        report = bulk_write(client, actions, chunk_size=options.bulk_chunk, on_chunk=job.on_chunk)
     return job.finish(report)

@@ -163,3 +163,40 @@ def test_a_second_dedup_with_nothing_new_says_so_and_does_nothing(
     result = invoke(prefix, "dedup", "--json")
     assert json.loads(result.stdout)["books"] == 3
     assert dedup_runs() == 4
+
+
+def test_status_pages_every_skipped_file_and_prints_stage_durations(index_names, tmp_path) -> None:
+    prefix = index_names.prefix
+    corpus = _corpus(tmp_path / "c", ("walden", "walden-en-pg205", 0))
+    empties = sorted(corpus / f"empty-{i:02d}.txt" for i in range(7))
+    for path in empties:
+        path.write_bytes(b"")
+    result = invoke(prefix, "index", "--workers", "1", str(corpus))
+    assert result.exit_code == 1 and "1 indexed, 0 unchanged, 7 failed" in result.stdout
+    run_id = result.stdout.split(":")[0].removeprefix("run ")
+    assert invoke(prefix, "dedup").exit_code == 0
+
+    result = invoke(prefix, "status")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    durations = [line for line in lines if line.startswith("    durations: ")]
+    assert len(durations) == 2  # the dedup run, then the index run
+    for stage in ("prepare", "search", "verify", "cluster", "total"):
+        assert f" {stage} " in durations[0], durations[0]
+    for stage in ("lookup", "extract wait", "write", "refresh", "total"):
+        assert f" {stage} " in durations[1], durations[1]
+    assert f"7 skipped in all: `bookdup status --skipped --run {run_id}`" in result.stdout
+
+    pages = []
+    for page in (1, 2, 3):
+        args = ("status", "--skipped", "--page-size", "3", "--page", str(page))
+        result = invoke(prefix, *args)
+        assert result.exit_code == 0, result.output
+        pages.append(result.stdout.splitlines())
+    assert pages[0][0] == f"run {run_id} skipped 7; 1-3 (page 1 of 3):"
+    assert pages[0][-1] == f"next: bookdup status --skipped --run {run_id} --page 2"
+    assert pages[2][0] == f"run {run_id} skipped 7; 7-7 (page 3 of 3):"
+    listed = [line for page in pages for line in page if line.startswith("  ")]
+    assert listed == [f"  {path}: empty file" for path in empties]
+    result = invoke(prefix, "status", "--skipped", "--run", run_id, "--page", "2")
+    assert result.exit_code == 1 and "page 2 is past the last page (1)" in result.stderr
