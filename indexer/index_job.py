@@ -41,7 +41,15 @@ from indexer.index_worker import (
     read_error,
     stored_verdict,
 )
-from readers import ReadError, Source, check_read_options, iter_sources, read_source
+from readers import (
+    ReadError,
+    ReadWarning,
+    Source,
+    check_read_options,
+    iter_sources,
+    read_manifest,
+    read_source,
+)
 from readers.common import DEFAULT_MAX_BOOK_MB, MB, decoding_warning, plain_name
 from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
@@ -134,7 +142,7 @@ def count_inputs(paths: Iterable[Path]) -> int:
         suffix = plain_name(path).suffix.lower()  # `.txt.gz` counts as `.txt`
         if path.is_dir():
             total += count_inputs(sorted(path.iterdir()))
-        elif path.suffix.lower() == ".jsonl":
+        elif path.suffix.lower() == ".jsonl" and read_manifest(path) is None:
             with path.open("rb") as fh:
                 total += sum(block.count(b"\n") for block in iter(lambda: fh.read(MB), b""))
         elif suffix in {".txt", ".xml", ".html", ".hocr", ".htm"}:
@@ -145,11 +153,16 @@ def count_inputs(paths: Iterable[Path]) -> int:
 # --- stage 1: walk the inputs ---------------------------------------------------------------
 
 
-def _walk(paths: list[Path], options: IndexOptions) -> Iterator[WorkItem]:
+def _walk(
+    paths: list[Path], options: IndexOptions, warnings: list[tuple[str, str]]
+) -> Iterator[WorkItem]:
     """The walk's sources, except that JSONL files are read here, record by record: parsing a
-    line is cheap, and a JSONL file holds many books."""
+    line is cheap, and a JSONL file holds many books. What the walk skips on purpose (a
+    manifest naming no book) goes to ``warnings``."""
     for source in iter_sources(paths):
-        if isinstance(source, Source) and source.kind == "jsonl":
+        if isinstance(source, ReadWarning):
+            warnings.append((source.where, source.warning))
+        elif isinstance(source, Source) and source.kind == "jsonl":
             yield from read_source(
                 source,
                 lines_per_page=options.lines_per_page,
@@ -332,7 +345,7 @@ class _IndexRun:
             options.max_book_bytes,
         )
         in_flight = _ReadingOrder(limit=options.workers * 4, timings=self.timings)
-        items = _walk(self._paths, options)
+        items = _walk(self._paths, options, self.summary.warnings)
         for batch in batched(items, options.lookup_batch):
             started = time.monotonic()
             stored = self._lookup.stored(_batch_ids(batch))
