@@ -330,7 +330,10 @@ def _durations(timings: dict[str, Any]) -> str:
     stages = [
         f"{name.removesuffix('_s').replace('_', ' ')} {float(value):.1f} s"
         for name, value in timings.items()
-        if name.endswith("_s") and name != "total_s" and isinstance(value, int | float)
+        if name.endswith("_s")
+        and not name.endswith("_per_s")  # rates, not durations
+        and name != "total_s"
+        and isinstance(value, int | float)
     ]
     total = timings.get("total_s", timings.get("seconds"))
     if isinstance(total, int | float):
