@@ -11,6 +11,7 @@ import click
 from bookdup.evaluate import relation_metrics
 from readers.groundtruth import load_jsonl
 from store.connection import ElasticsearchUnavailable, connect
+from store.schema import IndexNames
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo" / "corpus"
 
@@ -31,6 +32,11 @@ def _ensure_node(settings: Any) -> Any:
     except localnode.LocalNodeError as exc:
         raise click.ClickException(str(exc)) from exc
     return connect(settings)
+
+
+def demo_names(names: IndexNames) -> IndexNames:
+    """The demo's own indices: the configured prefix + ``-demo`` (``bookdup-demo-books``...)."""
+    return IndexNames(f"{names.prefix}-demo")
 
 
 def _ground_truth(corpus: Path) -> list[dict[str, Any]]:
@@ -55,9 +61,9 @@ def run_demo(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
         client = _ensure_node(ctx.settings)
     except ElasticsearchUnavailable as exc:
         raise click.ClickException(str(exc)) from exc
-    names = ctx.names
+    names = demo_names(ctx.names)
     if not keep:
-        drop_indices(client, names)
+        drop_indices(client, names)  # the demo's own indices only, never the user's
     click.echo(f"indexing {corpus} into {names.books} ...")
     summary = run_index(client, names, [corpus])
     click.echo(
@@ -74,6 +80,13 @@ def run_demo(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
     )
     relations = _print_clusters_and_relations(client, names)
     _print_against_truth(_ground_truth(corpus), relations)
+    click.echo(
+        f"\nthe demo's books are in its own indices ({names.prefix}-*), apart from yours; "
+        f"look at them with:\n"
+        f'  bookdup --index-prefix {names.prefix} search "alice"\n'
+        f"  bookdup --index-prefix {names.prefix} status\n"
+        f"  bookdup --index-prefix {names.prefix} reset    # delete them"
+    )
 
 
 def _print_clusters_and_relations(client: Any, names: Any) -> list[dict[str, Any]]:

@@ -162,7 +162,7 @@ def index_cmd(
         )
     for where, warning in summary.warnings[:50]:
         click.echo(f"  warning {where}: {warning}", err=True)
-    _report_failures(summary.failures)
+    _report_failures(summary.failures, summary.run_id)
     if summary.failures:
         sys.exit(1)
 
@@ -172,20 +172,34 @@ def _report_resumed(run_id: str | None) -> None:
         click.echo(f"resumed the work of interrupted run {run_id}", err=True)
 
 
-def _report_failures(failures: list[tuple[str, str]], limit: int = 50) -> None:
+def _report_failures(failures: list[tuple[str, str]], run_id: str, limit: int = 50) -> None:
     for where, reason in failures[:limit]:
         click.echo(f"  skipped {where}: {reason}", err=True)
     if len(failures) > limit:
-        click.echo(f"  ... and {len(failures) - limit} more (see `bookdup status`)", err=True)
+        click.echo(
+            f"  ... and {len(failures) - limit} more "
+            f"(all of them: `bookdup status --skipped --run {run_id}`)",
+            err=True,
+        )
 
 
 @cli.command("dedup")
 @click.option("--since", default=None, help="only books indexed since this run id or ISO time")
 @click.option("--no-translations", is_flag=True, help="skip cross-language candidates")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="re-verify every book even when nothing was indexed since the last completed run",
+)
 @pass_context
-def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: bool) -> None:
-    """Find, verify, classify and cluster related books; write relations and cluster ids."""
+def dedup_cmd(
+    ctx: Context, since: str | None, no_translations: bool, as_json: bool, full: bool
+) -> None:
+    """Find, verify, classify and cluster related books; write relations and cluster ids.
+
+    When no book was indexed since the last completed run, says so and does nothing (--full
+    re-verifies everything; --since RUN_ID queries with the books indexed since that run)."""
     from indexer.dedup_job import DedupParams, run_dedup
 
     client = ctx.client()
@@ -198,9 +212,20 @@ def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: b
                 since=since,
                 params=params,
                 progress=lambda done, total: bar.update(done, total),
+                full=full,
             )
         except (ValueError, JobLocked) as exc:
             raise click.ClickException(str(exc)) from exc
+    if summary.nothing_new_since:
+        message = (
+            f"nothing new since run {summary.nothing_new_since}; use --full to re-verify everything"
+        )
+        if as_json:
+            click.echo(json.dumps({"nothing_new_since": summary.nothing_new_since}, indent=2))
+            click.echo(message, err=True)
+        else:
+            click.echo(message)
+        return
     _report_resumed(summary.resumed_from)
     if as_json:
         click.echo(
@@ -217,40 +242,69 @@ def dedup_cmd(ctx: Context, since: str | None, no_translations: bool, as_json: b
         f"{summary.work_clusters} work clusters ({summary.clusters_updated} books updated) "
         f"in {summary.timings.get('total_s', 0):.1f} s"
     )
-    _report_failures(summary.skipped)
+    _report_failures(summary.skipped, summary.run_id)
 
 
 @cli.command("remove")
 @click.argument("book_ids", nargs=-1, required=True)
+@click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @pass_context
-def remove_cmd(ctx: Context, book_ids: tuple[str, ...]) -> None:
-    """Withdraw books: delete them and their relations, recompute the clusters they held."""
-    from indexer.remove_job import run_remove
+def remove_cmd(ctx: Context, book_ids: tuple[str, ...], yes: bool) -> None:
+    """Withdraw books: delete them and their relations, recompute the clusters they held.
 
+    Says which books and how many relations would go, and asks unless --yes."""
+    from indexer.remove_job import removal_plan, run_remove
+
+    client = ctx.client()
+    plan = removal_plan(client, ctx.names, list(book_ids))
+    for book_id, title in plan.books:
+        click.echo(f"  {book_id}" + (f"  {title}" if title else ""))
+    for missing in plan.missing:
+        click.echo(f"  not in the index: {missing}", err=True)
+    click.echo(
+        f"{len(plan.books)} books and {plan.relations} relations would be deleted from "
+        f"{ctx.names.books} and {ctx.names.relations}"
+    )
+    if plan.books and not yes:
+        click.confirm("delete them?", abort=True)
     try:
-        summary = run_remove(ctx.client(), ctx.names, list(book_ids))
+        summary = run_remove(client, ctx.names, list(book_ids))
     except JobLocked as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(
         f"removed {summary.books_removed} books and {summary.relations_removed} relations; "
         f"{summary.clusters_updated} books changed cluster"
     )
-    for missing in summary.missing:
-        click.echo(f"  not in the index: {missing}", err=True)
     if summary.missing:
         sys.exit(1)
 
 
 @cli.command("status")
 @click.option("--runs", "n_runs", type=int, default=5, show_default=True)
+@click.option("--skipped", is_flag=True, help="list every file or book a run skipped, paged")
+@click.option(
+    "--run",
+    "run_id",
+    default=None,
+    help="with --skipped: this run [default: the last run that skipped any]",
+)
+@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--page-size", type=click.IntRange(min=1), default=50, show_default=True)
 @pass_context
-def status_cmd(ctx: Context, n_runs: int) -> None:
-    """Index sizes and the last runs (what each did, how long it took, what it skipped)."""
+def status_cmd(
+    ctx: Context, n_runs: int, skipped: bool, run_id: str | None, page: int, page_size: int
+) -> None:
+    """Index sizes and the last runs (what each did, how long each stage took, what it skipped).
+
+    With --skipped: every file or book one run skipped and why, a page at a time."""
     from store.runs import last_runs
     from store.schema import ensure_indices
 
     client = ctx.client()
     ensure_indices(client, ctx.names)
+    if skipped:
+        _print_skipped(client, ctx.names, run_id, page, page_size)
+        return
     for name in ("books", "relations"):
         alias = ctx.names.alias(name)
         click.echo(f"{alias}: {client.count(index=alias)['count']} documents")
@@ -259,20 +313,88 @@ def status_cmd(ctx: Context, n_runs: int) -> None:
             f"{run['run_id']}  {run['status']:<9} {run.get('started_at', '')}  "
             f"{json.dumps(run.get('counts', {}))}"
         )
-        for skipped in run.get("skipped", [])[:5]:
-            click.echo(f"    skipped {json.dumps(skipped)}")
+        if durations := _durations(run.get("timings") or {}):
+            click.echo(f"    durations: {durations}")
+        run_skipped = run.get("skipped", [])
+        for entry in run_skipped[:5]:
+            click.echo(f"    skipped {json.dumps(entry)}")
+        if len(run_skipped) > 5:
+            click.echo(
+                f"    ... {len(run_skipped)} skipped in all: "
+                f"`bookdup status --skipped --run {run['run_id']}`"
+            )
+
+
+def _durations(timings: dict[str, Any]) -> str:
+    """``stage 1.2 s, ...`` from a run's timings (the ``*_s`` entries), total last."""
+    stages = [
+        f"{name.removesuffix('_s').replace('_', ' ')} {float(value):.1f} s"
+        for name, value in timings.items()
+        if name.endswith("_s")
+        and not name.endswith("_per_s")  # rates, not durations
+        and name != "total_s"
+        and isinstance(value, int | float)
+    ]
+    total = timings.get("total_s", timings.get("seconds"))
+    if isinstance(total, int | float):
+        stages.append(f"total {float(total):.1f} s")
+    return ", ".join(stages)
+
+
+def _print_skipped(client: Any, names: Any, run_id: str | None, page: int, page_size: int) -> None:
+    """One page of what a run skipped: the given run, else the latest run that skipped any."""
+    from store.runs import get_run, last_runs
+
+    if run_id is not None:
+        run = get_run(client, names, run_id)
+        if run is None:
+            raise click.ClickException(f"no run {run_id!r} in {names.runs}")
+    else:
+        run = next((r for r in last_runs(client, names, 100) if r.get("skipped")), None)
+        if run is None:
+            click.echo("no run skipped anything")
+            return
+    entries = run.get("skipped") or []
+    pages = max(1, -(-len(entries) // page_size))
+    if page > pages:
+        raise click.ClickException(f"page {page} is past the last page ({pages})")
+    first = (page - 1) * page_size
+    shown = entries[first : first + page_size]
+    click.echo(
+        f"run {run['run_id']} skipped {len(entries)}; "
+        f"{first + 1 if shown else 0}-{first + len(shown)} (page {page} of {pages}):"
+    )
+    for entry in shown:
+        where = entry.get("file") or entry.get("book") or "?"
+        click.echo(f"  {where}: {entry.get('reason', '')}")
+    failed = (run.get("counts") or {}).get("failed")
+    if isinstance(failed, int) and failed > len(entries):
+        click.echo(f"  (the run record keeps the first {len(entries)} of {failed})")
+    if page < pages:
+        click.echo(f"next: bookdup status --skipped --run {run['run_id']} --page {page + 1}")
 
 
 @cli.command("reset")
 @click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @pass_context
 def reset_cmd(ctx: Context, yes: bool) -> None:
-    """Delete this prefix's books, relations and runs indices (everything bookdup wrote)."""
-    from store.schema import drop_indices
+    """Delete this prefix's books, relations and runs indices (everything bookdup wrote).
 
+    Says which indices and how many documents would go, and asks unless --yes."""
+    from store.schema import drop_indices, existing_indices
+
+    client = ctx.client()
+    indices = existing_indices(client, ctx.names)
+    if not indices:
+        click.echo(f"nothing to delete: no {ctx.names.prefix}-books, -relations or -runs index")
+        return
+    for index, count in indices.items():
+        click.echo(f"  {index}: {count} documents")
+    total = sum(indices.values())
+    click.echo(f"{len(indices)} indices with {total} documents would be deleted")
     if not yes:
-        click.confirm(f"delete all {ctx.names.prefix}-* indices?", abort=True)
-    drop_indices(ctx.client(), ctx.names)
+        click.confirm(f"delete the {ctx.names.prefix}-* indices above?", abort=True)
+    drop_indices(client, ctx.names)
     click.echo(f"deleted the {ctx.names.prefix}-books, -relations and -runs indices")
 
 
@@ -283,10 +405,17 @@ def reset_cmd(ctx: Context, yes: bool) -> None:
     default=None,
     help="folder to index (default: the demo corpus shipped in the repository)",
 )
-@click.option("--keep/--reset", default=False, help="keep what a previous demo indexed")
+@click.option(
+    "--keep/--reset",
+    default=False,
+    help="keep what a previous demo indexed in the demo's own indices (<prefix>-demo-*) "
+    "[default: --reset, which drops only those; your own books are never touched]",
+)
 @click.pass_context
 def demo_cmd(click_ctx: click.Context, corpus: Path | None, keep: bool) -> None:
-    """The whole job end to end: local node up, index the demo corpus, dedup, print clusters."""
+    """The whole job end to end: local node up, index the demo corpus, dedup, print clusters.
+
+    The demo works in its own indices (prefix `<--index-prefix>-demo`), never in yours."""
     from bookdup_cli.demo import run_demo
 
     run_demo(click_ctx, corpus, keep)

@@ -41,10 +41,16 @@ from indexer.pipeline import prefetch
 from store.bulk import Action, bulk_write
 from store.locks import JobLock
 from store.retry import with_retries
-from store.runs import RunRecorder, get_run, new_run_id, resume_after_interrupted
+from store.runs import (
+    RunRecorder,
+    effective_status,
+    get_run,
+    new_run_id,
+    resume_after_interrupted,
+)
 from store.schema import IndexNames, ensure_indices, refresh
 
-__all__ = ["DedupParams", "DedupSummary", "resolve_since", "run_dedup"]
+__all__ = ["DedupParams", "DedupSummary", "resolve_since", "run_dedup", "settled_by"]
 
 Progress = Callable[[int, int], None]
 
@@ -66,6 +72,7 @@ class DedupSummary:
     max_df: int = 0
     stop_terms: int = 0
     resumed_from: str | None = None  # the killed run whose work this one picked up
+    nothing_new_since: str | None = None  # set when the job did nothing: the run that settled all
     skipped: list[tuple[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -100,6 +107,34 @@ def resolve_since(client: Elasticsearch, names: IndexNames, since: str) -> str:
     except ValueError as exc:
         raise ValueError(f"--since {since!r} is neither a run id nor an ISO date/time") from exc
     return since
+
+
+def settled_by(client: Elasticsearch, names: IndexNames, params: DedupParams) -> str | None:
+    """The id of the last dedup run if it completed, with the same translation setting, and no
+    book was indexed (added or changed) since it started; else None (there is work to do).
+
+    A run killed after it (interrupted, or still running) leaves relations or clusters half
+    written, so only a completed run as the latest one settles the collection.
+    """
+    search = with_retries()(client.search)
+    hits = search(
+        index=names.runs,
+        size=1,
+        sort=[{"started_at": "desc"}],
+        query={"bool": {"filter": [{"term": {"kind": "dedup"}}]}},
+    )["hits"]["hits"]
+    if not hits:
+        return None
+    last = hits[0]["_source"]
+    if effective_status(last) != "finished":
+        return None
+    if bool((last.get("params") or {}).get("translations", True)) != params.translations:
+        return None
+    refresh(client, names.books)
+    new = with_retries()(client.count)(
+        index=names.books, query={"range": {"indexed_at": {"gte": last["started_at"]}}}
+    )["count"]
+    return None if new else str(last["run_id"])
 
 
 class _RelationStream:
@@ -182,20 +217,31 @@ def run_dedup(
     since: str | None = None,
     params: DedupParams | None = None,
     progress: Progress | None = None,
+    full: bool = True,
 ) -> DedupSummary:
     """Find, verify, classify and cluster related books; returns (and records) the summary.
 
     ``progress(done, total)`` is called after each batch of query books. Raises `JobLocked`
-    when another dedup (or remove) is writing to the same indices.
+    when another dedup (or remove) is writing to the same indices. With ``full=False`` (and no
+    ``since``) a collection that nothing changed since the last completed run (`settled_by`) is
+    left alone: the summary's ``nothing_new_since`` names that run and no run is recorded.
     """
     params = params or DedupParams()
     ensure_indices(client, names)
+    if not full and since is None:
+        settled = settled_by(client, names, params)
+        if settled is not None:
+            return DedupSummary(run_id="", nothing_new_since=settled)
     run_id = new_run_id("dedup")
     with JobLock(client, names, CLUSTER_LOCK, run_id) as lock:
         refresh(client, [names.books, names.relations])
         since_time = resolve_since(client, names, since) if since else None
         recorder = RunRecorder(
-            client, names, "dedup", {"since": since, "since_time": since_time}, run_id
+            client,
+            names,
+            "dedup",
+            {"since": since, "since_time": since_time, "translations": params.translations},
+            run_id,
         )
         summary = _run_stages(client, names, params, since_time, recorder, lock, progress)
         failpoint("dedup.finish")

@@ -41,7 +41,15 @@ from indexer.index_worker import (
     read_error,
     stored_verdict,
 )
-from readers import ReadError, Source, check_read_options, iter_sources, read_source
+from readers import (
+    ReadError,
+    ReadWarning,
+    Source,
+    check_read_options,
+    iter_sources,
+    read_manifest,
+    read_source,
+)
 from readers.common import DEFAULT_MAX_BOOK_MB, MB, decoding_warning, plain_name
 from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
@@ -134,7 +142,7 @@ def count_inputs(paths: Iterable[Path]) -> int:
         suffix = plain_name(path).suffix.lower()  # `.txt.gz` counts as `.txt`
         if path.is_dir():
             total += count_inputs(sorted(path.iterdir()))
-        elif path.suffix.lower() == ".jsonl":
+        elif path.suffix.lower() == ".jsonl" and read_manifest(path) is None:
             with path.open("rb") as fh:
                 total += sum(block.count(b"\n") for block in iter(lambda: fh.read(MB), b""))
         elif suffix in {".txt", ".xml", ".html", ".hocr", ".htm"}:
@@ -145,11 +153,16 @@ def count_inputs(paths: Iterable[Path]) -> int:
 # --- stage 1: walk the inputs ---------------------------------------------------------------
 
 
-def _walk(paths: list[Path], options: IndexOptions) -> Iterator[WorkItem]:
+def _walk(
+    paths: list[Path], options: IndexOptions, warnings: list[tuple[str, str]]
+) -> Iterator[WorkItem]:
     """The walk's sources, except that JSONL files are read here, record by record: parsing a
-    line is cheap, and a JSONL file holds many books."""
+    line is cheap, and a JSONL file holds many books. What the walk skips on purpose (a
+    manifest naming no book) goes to ``warnings``."""
     for source in iter_sources(paths):
-        if isinstance(source, Source) and source.kind == "jsonl":
+        if isinstance(source, ReadWarning):
+            warnings.append((source.where, source.warning))
+        elif isinstance(source, Source) and source.kind == "jsonl":
             yield from read_source(
                 source,
                 lines_per_page=options.lines_per_page,
@@ -235,6 +248,20 @@ def _dispatch(
     return pool.submit(build, item, digest, task) if outcome.verdict is None else outcome
 
 
+def _add_time(timings: dict[str, float], name: str, seconds: float) -> None:
+    timings[name] = timings.get(name, 0.0) + seconds
+
+
+def _timed(items: Iterator[Any], timings: dict[str, float], outside: str) -> Iterator[Any]:
+    """``items`` unchanged; the time its consumer spends between two items (the bulk writes,
+    for the actions stream) is added to ``timings[outside]``."""
+    timings.setdefault(outside, 0.0)
+    for item in items:
+        handed = time.monotonic()
+        yield item
+        _add_time(timings, outside, time.monotonic() - handed)
+
+
 # --- stage 4: settle in reading order -------------------------------------------------------
 
 
@@ -242,9 +269,10 @@ class _ReadingOrder:
     """Work items in flight, handed back in the order they were read (so that the first book
     with an id wins whatever worker finishes first), at most ``limit`` of them held."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, timings: dict[str, float] | None = None) -> None:
         self._limit = limit
         self._window: deque[Outcome | Future[Outcome]] = deque()
+        self._timings = timings if timings is not None else {}
 
     def add(self, entry: Outcome | Future[Outcome]) -> None:
         self._window.append(entry)
@@ -260,7 +288,13 @@ class _ReadingOrder:
     def _drain(self, limit: int) -> Iterator[Outcome]:
         while len(self._window) > limit:
             entry = self._window.popleft()
-            yield entry if isinstance(entry, Outcome) else entry.result()
+            if isinstance(entry, Outcome):
+                yield entry
+                continue
+            started = time.monotonic()
+            outcome = entry.result()
+            _add_time(self._timings, "extract_wait_s", time.monotonic() - started)
+            yield outcome
 
 
 # --- the job: settle (stage 4), bulk-write (5), record the run (6) --------------------------
@@ -293,6 +327,9 @@ class _IndexRun:
         self._started = time.monotonic()
         self._lookup = _Lookup(client, names.books)
         self._sources: dict[str, str] = {}  # book id -> file
+        # Seconds per stage: the hash lookups, waiting for the workers' reading and extraction
+        # (what the pipeline did not hide), the bulk writes, the final refresh.
+        self.timings: dict[str, float] = {"lookup_s": 0.0, "extract_wait_s": 0.0}
 
     def actions(self, pool: ProcessPoolExecutor) -> Iterator[dict[str, Any]]:
         """Bulk actions of the books to write. Reading, parsing and extraction run in the
@@ -307,10 +344,12 @@ class _IndexRun:
             options.params,
             options.max_book_bytes,
         )
-        in_flight = _ReadingOrder(limit=options.workers * 4)
-        items = _walk(self._paths, options)
+        in_flight = _ReadingOrder(limit=options.workers * 4, timings=self.timings)
+        items = _walk(self._paths, options, self.summary.warnings)
         for batch in batched(items, options.lookup_batch):
+            started = time.monotonic()
             stored = self._lookup.stored(_batch_ids(batch))
+            _add_time(self.timings, "lookup_s", time.monotonic() - started)
             failpoint("index.batch")
             for item in batch:
                 in_flight.add(_dispatch(pool, task, item, stored))
@@ -366,11 +405,19 @@ class _IndexRun:
         summary.resent, summary.smallest_chunk = report.rejected, report.smallest_chunk
         for failure in report.failures:
             summary.failures.append((self._sources.get(failure.id, failure.id), failure.reason))
+        started = time.monotonic()
         refresh(self._client, self._names.books)
+        self.timings["refresh_s"] = time.monotonic() - started
         summary.seconds = time.monotonic() - self._started
+        stages = {k: round(v, 3) for k, v in self.timings.items()}
         self._recorder.finish(
             counts=summary.as_counts(),
-            timings={"seconds": round(summary.seconds, 3), "books_per_s": summary.books_per_s},
+            timings={
+                **stages,
+                "total_s": round(summary.seconds, 3),
+                "seconds": round(summary.seconds, 3),
+                "books_per_s": summary.books_per_s,
+            },
             skipped=[{"file": f, "reason": r} for f, r in summary.failures[:1000]],
             warnings=[{"file": f, "warning": w} for f, w in summary.warnings[:1000]],
         )
@@ -395,7 +442,6 @@ def run_index(
     with ProcessPoolExecutor(
         max_workers=options.workers, initializer=die_with_parent, initargs=(os.getpid(),)
     ) as pool:
-        report = bulk_write(
-            client, job.actions(pool), chunk_size=options.bulk_chunk, on_chunk=job.on_chunk
-        )
+        actions = _timed(job.actions(pool), job.timings, "write_s")
+        report = bulk_write(client, actions, chunk_size=options.bulk_chunk, on_chunk=job.on_chunk)
     return job.finish(report)

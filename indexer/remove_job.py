@@ -23,6 +23,31 @@ class RemoveSummary:
     clusters_updated: int
 
 
+@dataclass
+class RemovalPlan:
+    """What `run_remove` would delete: (id, title) of each present book, the ids not in the
+    index, and how many relations touch the present ones."""
+
+    books: list[tuple[str, str | None]]
+    missing: list[str]
+    relations: int
+
+
+def _touching(book_ids: list[str]) -> dict[str, object]:
+    return {"bool": {"should": [{"terms": {"a": book_ids}}, {"terms": {"b": book_ids}}]}}
+
+
+def removal_plan(client: Elasticsearch, names: IndexNames, book_ids: list[str]) -> RemovalPlan:
+    """Nothing deleted: what removing ``book_ids`` would delete, to show before asking."""
+    ensure_indices(client, names)
+    found = client.mget(index=names.books, ids=book_ids, source=["title"]).body["docs"]
+    books = [(d["_id"], (d.get("_source") or {}).get("title")) for d in found if d.get("found")]
+    missing = [d["_id"] for d in found if not d.get("found")]
+    refresh(client, names.relations)
+    relations = client.count(index=names.relations, query=_touching(book_ids))["count"]
+    return RemovalPlan(books, missing, int(relations))
+
+
 def run_remove(client: Elasticsearch, names: IndexNames, book_ids: list[str]) -> RemoveSummary:
     """Delete ``book_ids`` and every relation touching them, then re-cluster the rest.
 
@@ -42,7 +67,7 @@ def _remove(
     found = client.mget(index=names.books, ids=book_ids, source=False).body["docs"]
     present = [d["_id"] for d in found if d.get("found")]
     missing = [d["_id"] for d in found if not d.get("found")]
-    query = {"bool": {"should": [{"terms": {"a": book_ids}}, {"terms": {"b": book_ids}}]}}
+    query = _touching(book_ids)
     refresh(client, names.relations)
     relation_ids = [
         h["_id"] for h in iter_documents(client, names.relations, query=query, source=False)

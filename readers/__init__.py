@@ -18,9 +18,11 @@ memory.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bookdup.model import Book
 from readers.alto import read_alto_book, sniff_alto
@@ -30,12 +32,15 @@ from readers.common import (
     ReadError,
     book_stem,
     natural_key,
+    parse_year,
     plain_name,
     read_head,
+    text_field,
 )
 from readers.djvu import djvu_item, is_djvu_text, read_djvu_book
 from readers.hocr import read_hocr_book, sniff_hocr
 from readers.jsonl import read_jsonl
+from readers.manifest import Manifest, manifest_metadata, read_manifest
 from readers.pagedir import page_files, read_page_folder
 from readers.text import read_text_book
 
@@ -43,11 +48,13 @@ __all__ = [
     "DEFAULT_MAX_BOOK_BYTES",
     "KINDS",
     "ReadError",
+    "ReadWarning",
     "Source",
     "check_read_options",
     "detect_kind",
     "iter_books",
     "iter_sources",
+    "read_manifest",
     "read_source",
 ]
 
@@ -108,6 +115,9 @@ class Source:
     path: Path
     kind: str
     pages: tuple[Path, ...] = ()
+    # metadata from a manifest beside the file (title, author, language, year); a sidecar's
+    # own values win
+    meta: Mapping[str, Any] | None = field(default=None, compare=False)
 
     @property
     def default_id(self) -> str | None:
@@ -119,6 +129,29 @@ class Source:
         if self.kind == "pages":
             return self.path.name
         return None
+
+
+@dataclass(frozen=True)
+class ReadWarning:
+    """Something the walk skipped on purpose and says once (a manifest that names no book)."""
+
+    where: str
+    warning: str
+
+
+def _with_manifest(book: Book | ReadError, meta: Mapping[str, Any] | None) -> Book | ReadError:
+    """The book with the manifest's metadata where its own (file or sidecar) has none."""
+    if not meta or not isinstance(book, Book):
+        return book
+    given = manifest_metadata(meta)
+    values: dict[str, Any] = {
+        "title": text_field(given.get("title")),
+        "author": text_field(given.get("author")),
+        "language": text_field(given.get("language")),
+        "year": parse_year(given.get("year")),
+    }
+    fields = {k: v for k, v in values.items() if v is not None and getattr(book, k) is None}
+    return dataclasses.replace(book, **fields) if fields else book
 
 
 def check_read_options(
@@ -145,6 +178,13 @@ def read_source(
 ) -> Iterator[Book | ReadError]:
     """The books of one source (one, except for JSONL), or a ReadError in place of each bad one;
     a book of more than ``max_bytes`` of text (None: no limit) is one of those."""
+    for item in _read_source(source, lines_per_page, encoding, max_bytes):
+        yield _with_manifest(item, source.meta)
+
+
+def _read_source(
+    source: Source, lines_per_page: int, encoding: str | None, max_bytes: int | None
+) -> Iterator[Book | ReadError]:
     path, kind = source.path, source.kind
     if kind == "jsonl":
         yield from read_jsonl(
@@ -169,9 +209,41 @@ def read_source(
         yield ReadError(str(path), _UNRECOGNISED)
 
 
-def _walk(folder: Path, seen: set[Path]) -> Iterator[Source | ReadError]:
+def _manifests(entries: list[Path]) -> dict[Path, Manifest]:
+    """The metadata JSONL files among a folder's entries (`readers.manifest`)."""
+    found = {}
+    for entry in entries:
+        if entry.is_file() and plain_name(entry).suffix.lower() in _JSONL_SUFFIXES:
+            records = read_manifest(entry)
+            if records is not None:
+                found[entry] = Manifest(entry, records)
+    return found
+
+
+def _manifest_warning(manifest: Manifest, books: list[Path]) -> ReadWarning | None:
+    """One line for a manifest with records that name no book file beside it, else None."""
+    unmatched = manifest.unmatched(books)
+    total = len(manifest.records)
+    if not unmatched:
+        return None
+    if unmatched == total:
+        return ReadWarning(
+            str(manifest.path),
+            f"metadata without text ({total} records) naming no book file beside it: skipped",
+        )
+    return ReadWarning(
+        str(manifest.path),
+        f"metadata of {total - unmatched} books used; {unmatched} of its {total} records "
+        "name no book file beside it",
+    )
+
+
+def _walk(folder: Path, seen: set[Path]) -> Iterator[Source | ReadError | ReadWarning]:
     """Sources under `folder`, in natural name order; files of unknown kind are skipped silently
-    because corpus folders routinely hold page scans, checksums and READMEs beside the text."""
+    because corpus folders routinely hold page scans, checksums and READMEs beside the text.
+
+    A manifest (metadata records without text, `readers.manifest`) is not a source: its records
+    go with the book files and page folders of the same folder they name."""
     real = folder.resolve()
     if real in seen:
         return
@@ -184,11 +256,22 @@ def _walk(folder: Path, seen: set[Path]) -> Iterator[Source | ReadError]:
         return
     if pages is not None:
         yield Source(folder, "pages", tuple(pages))
+    entries = [entry for entry in entries if not entry.name.startswith(".")]
+    manifests = _manifests(entries) if pages is None else {}
+    others = [entry for entry in entries if entry not in manifests]
     for entry in entries:
-        if entry.name.startswith("."):
+        if entry in manifests:
+            if (warning := _manifest_warning(manifests[entry], others)) is not None:
+                yield warning
             continue
+        meta = next((r for m in manifests.values() if (r := m.record_for(entry))), None)
         if entry.is_dir():
-            yield from _walk(entry, seen)
+            yield from (
+                dataclasses.replace(s, meta=meta)
+                if isinstance(s, Source) and s.kind == "pages" and s.path == entry and meta
+                else s
+                for s in _walk(entry, seen)
+            )
             continue
         if pages is not None:
             continue
@@ -198,12 +281,13 @@ def _walk(folder: Path, seen: set[Path]) -> Iterator[Source | ReadError]:
             yield ReadError(str(entry), err.strerror or str(err))
             continue
         if kind != "unknown":
-            yield Source(entry, kind)
+            yield Source(entry, kind, meta=meta if kind != "jsonl" else None)
 
 
-def iter_sources(paths: Iterable[Path | str]) -> Iterator[Source | ReadError]:
+def iter_sources(paths: Iterable[Path | str]) -> Iterator[Source | ReadError | ReadWarning]:
     """Every input under `paths` (files or folders) without reading it, lazily: a `Source` per
-    book file, page folder or JSONL file, a ReadError for a path that cannot be walked."""
+    book file, page folder or JSONL file, a ReadError for a path that cannot be walked, a
+    ReadWarning for a manifest that names no book beside it (or one named on its own)."""
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
@@ -216,6 +300,11 @@ def iter_sources(paths: Iterable[Path | str]) -> Iterator[Source | ReadError]:
                 kind = detect_kind(path)
             except OSError as err:
                 yield ReadError(str(path), err.strerror or str(err))
+                continue
+            if kind == "jsonl" and read_manifest(path) is not None:
+                yield ReadWarning(
+                    str(path), "metadata without text, not a corpus: skipped (index its folder)"
+                )
                 continue
             yield Source(path, kind)
 
@@ -239,7 +328,7 @@ def iter_books(
 
 
 def _read_all(
-    sources: Iterable[Source | ReadError],
+    sources: Iterable[Source | ReadError | ReadWarning],
     lines_per_page: int,
     encoding: str | None,
     max_bytes: int | None,
@@ -247,7 +336,7 @@ def _read_all(
     for source in sources:
         if isinstance(source, ReadError):
             yield source
-        else:
+        elif isinstance(source, Source):
             yield from read_source(
                 source, lines_per_page=lines_per_page, encoding=encoding, max_bytes=max_bytes
             )

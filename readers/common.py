@@ -353,7 +353,7 @@ def parse_year(value: Any) -> int | None:
     return int(match.group()) if match else None
 
 
-def _text_field(value: Any) -> str | None:
+def text_field(value: Any) -> str | None:
     """A metadata string; several authors given as a list are joined with "; "."""
     if value is None:
         return None
@@ -433,15 +433,15 @@ def make_book(
     The reader's own keys in `extra` (kind, encoding, decode_errors) win over metadata keys of the
     same name, because they describe what was actually read.
     """
-    book_id = _text_field(meta.get("id")) or default_id
+    book_id = text_field(meta.get("id")) or default_id
     merged = {k: v for k, v in meta.items() if k not in _META_FIELDS and k not in ("pages", "text")}
     merged.update(extra)
     return Book(
         id=book_id,
         pages=pages,
-        title=_text_field(meta.get("title")),
-        author=_text_field(meta.get("author")),
-        language=_text_field(meta.get("language")),
+        title=text_field(meta.get("title")),
+        author=text_field(meta.get("author")),
+        language=text_field(meta.get("language")),
         year=parse_year(meta.get("year")),
         source=source,
         extra=merged,

@@ -130,11 +130,23 @@ def migrate(
     return report.ok
 
 
+def _prefix_indices(client: Elasticsearch, names: IndexNames) -> list[str]:
+    """The concrete indices behind this prefix's aliases (every version), sorted."""
+    pattern = ",".join(f"{names.alias(name)}-v*" for name in LOGICAL_INDICES)
+    return sorted(client.indices.get(index=pattern, allow_no_indices=True).body)
+
+
+def existing_indices(client: Elasticsearch, names: IndexNames) -> dict[str, int]:
+    """Concrete index → document count, for every index `drop_indices` would delete."""
+    return {
+        index: int(client.count(index=index)["count"]) for index in _prefix_indices(client, names)
+    }
+
+
 def drop_indices(client: Elasticsearch, names: IndexNames) -> None:
     """Delete every concrete index behind this prefix's aliases (tests, `bookdup reset`)."""
-    pattern = ",".join(f"{names.alias(name)}-v*" for name in LOGICAL_INDICES)
     # Wildcard deletes are refused by default (destructive_requires_name); name each index.
-    for index in client.indices.get(index=pattern, allow_no_indices=True).body:
+    for index in _prefix_indices(client, names):
         client.indices.delete(index=index)
 
 
