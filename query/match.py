@@ -18,6 +18,7 @@ from bookdup.cluster import EDITION_RELATIONS, WORK_RELATIONS
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.relate import direction_from_side, relate
+from bookdup.vocabulary import direction_words, part_direction
 from query.context import BadRequest, ReadSide
 from query.display import display_title, relation_label
 from query.related import add_metadata, group_by_class
@@ -73,11 +74,14 @@ def book_from_text(text: str, *, book_id: str = "text", title: str | None = None
 
 
 def _relation_row(r: dict[str, Any]) -> dict[str, Any]:
+    stored = part_direction(r["relation"], r.get("direction"), r.get("signals"))
+    direction = direction_from_side(stored, this_is_first=True)
     return {
         "book_id": r["book_id"],
         "relation": r["relation"],
         "label": relation_label(r["relation"]),
-        "direction": direction_from_side(r.get("direction"), this_is_first=True),
+        "direction": direction,
+        "direction_text": direction_words(direction, r["relation"]),
         "confidence": r["confidence"],
         "cs": r["cs"],
         "its": r["its"],

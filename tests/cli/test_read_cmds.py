@@ -116,7 +116,7 @@ def test_explain_prints_the_decision_and_writes_the_picture(corpus, tmp_path: Pa
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "CONTIGUOUS_SUBSET (part of / contains)" in out
-    assert "A is pages 1–" in out and "of B" in out
+    assert "A is contained in B: it is pages 1–" in out and "of B" in out
     assert "how it was decided:" in out and "confidence of each class:" in out
     assert svg.read_bytes().lstrip().startswith(b"<?xml") and b"<svg" in svg.read_bytes()
     as_json = json.loads(invoke(names, "explain", VOLUME, PRIDE, "--json").stdout)

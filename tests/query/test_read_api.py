@@ -203,7 +203,7 @@ def test_explain_a_volume_shows_its_region_in_the_whole(rs, tmp_path: Path) -> N
     # Part 1 (the first chapters) lies in the first sixth of the complete book
     assert text and max(r["b_pages"][1] for r in text) < n_b / 6
     assert min(r["b_pages"][0] for r in text) <= n_b / 10
-    assert e["verdict"].startswith("A is pages ") and "of B" in e["verdict"]
+    assert e["verdict"].startswith("A is contained in B: it is pages ") and "of B" in e["verdict"]
     # the bars: the volume is covered almost everywhere, the whole only at its start
     bars_b = al["b_bars"]
     assert sum(bars_b[: len(bars_b) // 6]) > 0 and sum(bars_b[len(bars_b) // 4 :]) == 0

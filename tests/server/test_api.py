@@ -83,7 +83,7 @@ def test_related_by_path_and_404(api, served) -> None:
 def test_explain_json_and_pictures(api) -> None:
     e = api.get("/api/explain", params={"a": TOM_PART1, "b": TOM}).json()
     assert (e["relation"], e["direction"]) == ("CONTIGUOUS_SUBSET", "this_in_other")
-    assert e["verdict"].startswith("A is pages") and e["decision"]
+    assert e["verdict"].startswith("A is contained in B: it is pages") and e["decision"]
     png = api.get("/api/explain/plot", params={"a": TOM_PART1, "b": TOM, "format": "png"})
     assert png.status_code == 200 and png.headers["content-type"] == "image/png"
     assert png.content.startswith(PNG_SIGNATURE)

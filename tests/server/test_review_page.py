@@ -118,7 +118,7 @@ def test_search_open_a_cluster_open_a_pair_see_the_picture(browser, server_url) 
     row.find_element(By.CSS_SELECTOR, "button.explain").click()
     verdict = wait_for(d, ec.visibility_of_element_located((By.ID, "verdict")))
     wait_for(d, lambda drv: "CONTIGUOUS_SUBSET" in drv.find_element(By.ID, "verdict").text)
-    assert " is pages " in verdict.text
+    assert " is contained in B: it is pages " in verdict.text
     loaded = "const i = document.getElementById('plot'); return i.complete && i.naturalWidth;"
     width = wait_for(d, lambda drv: drv.execute_script(loaded))
     assert width >= 800  # the PNG decoded in the browser
