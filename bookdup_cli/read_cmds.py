@@ -115,7 +115,12 @@ def _search_footer(result: dict[str, Any]) -> None:
 def _print_related(result: dict[str, Any]) -> None:
     book = result["book"]
     click.echo(book_line(book))
-    if book.get("indexed") is False:
+    clusters = (
+        f"edition cluster {book.get('edition_cluster')}, work cluster {book.get('work_cluster')}"
+    )
+    if book.get("indexed_as"):
+        click.echo(f"already indexed as {book['indexed_as']}; {clusters}")
+    elif book.get("indexed") is False:
         where = (
             f"would join edition cluster {book['edition_cluster']}"
             if book.get("edition_cluster")
@@ -123,10 +128,7 @@ def _print_related(result: dict[str, Any]) -> None:
         )
         click.echo(f"not indexed; {where}")
     else:
-        click.echo(
-            f"edition cluster {book.get('edition_cluster')}, "
-            f"work cluster {book.get('work_cluster')}"
-        )
+        click.echo(clusters)
     echo_groups(result)
 
 

@@ -93,20 +93,32 @@ def test_untitled_books_show_a_title_found_in_their_text(corpus) -> None:
     assert "no related books found" in out
 
 
-def test_match_of_an_indexed_copy_shows_the_copy_and_the_cluster_it_would_join(corpus) -> None:
+def test_match_of_an_indexed_file_says_so_and_does_not_list_itself(corpus, tmp_path) -> None:
+    """Issue 26: "already indexed as <id>", never "not indexed; would join", and the book is
+    not among its own related books (its other editions are)."""
     names, folder = corpus
     result = invoke(names, "match", str(folder / f"{RESET}.txt"))
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert f"would join edition cluster {cluster_id([PRIDE, RESET, VOLUME])}" in out
-    assert "EXACT" in out and f"  {RESET}  " in out  # the indexed copy is not hidden
+    edition = cluster_id([PRIDE, RESET, VOLUME])
+    assert out.splitlines()[1].startswith(f"already indexed as {RESET}; edition cluster {edition}")
+    assert "not indexed" not in out and "would join" not in out
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert RESET not in listed and PRIDE in listed and VOLUME in listed
     assert "None" not in out and "[]" not in out
     as_json = json.loads(
         invoke(names, "editions", "--file", str(folder / f"{RESET}.txt"), "--json").stdout
     )
+    assert as_json["book"]["indexed"] is True and as_json["book"]["indexed_as"] == RESET
     found = {r["book_id"]: r for r in as_json["relations"]}
-    assert found[RESET]["relation"] == "EXACT" and found[PRIDE]["language"] == "en"
+    assert RESET not in found and found[PRIDE]["language"] == "en"
     assert found[PRIDE]["title"] == "Pride and Prejudice"
+
+    # a text that is not indexed (a third of the book, paged otherwise): would join
+    lines = word_slice(gutenberg_body("pride-en-pg1342"), 9000, 2000)
+    write_txt(tmp_path / "new-scan.txt", paginate(lines[: len(lines) // 2], 33))
+    fresh = invoke(names, "match", str(tmp_path / "new-scan.txt")).stdout
+    assert f"not indexed; would join edition cluster {edition}" in fresh
 
 
 def test_explain_prints_the_decision_and_writes_the_picture(corpus, tmp_path: Path) -> None:
