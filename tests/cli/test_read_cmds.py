@@ -62,6 +62,18 @@ def test_search_prints_one_row_per_cluster_with_its_real_size(corpus) -> None:
     assert empty.exit_code == 1 and empty.stderr.startswith("Error: the query is empty")
 
 
+def test_search_page_past_the_last_one_is_an_error(corpus) -> None:
+    """Issue 26: a clear error, as the README promises, not an empty page."""
+    names = corpus[0]
+    last = invoke(names, "search", "Pride", "--size", "1", "--page", "1")
+    assert last.exit_code == 0 and "page 1 of 1" in last.stderr
+    past = invoke(names, "search", "Pride", "--size", "1", "--page", "2")
+    assert past.exit_code == 1 and past.stdout == ""
+    assert past.stderr.strip() == (
+        "Error: page 2 is past the last page: 1 edition clusters match, 1 page of 1"
+    )
+
+
 def test_related_is_a_table_per_class_and_editions_is_its_alias(corpus) -> None:
     names = corpus[0]
     result = invoke(names, "related", PRIDE)
