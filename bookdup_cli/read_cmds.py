@@ -6,7 +6,9 @@ table, or ``--json``. Errors are one line (``click.ClickException``), never a tr
 
 from __future__ import annotations
 
+import errno
 import json
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -272,6 +274,25 @@ def explain_cmd(ctx: Any, a: str, b: str, as_json: bool, plot: Path | None) -> N
 # --- serve -----------------------------------------------------------------------------------
 
 
+def check_port_free(host: str, port: int) -> None:
+    """Bind ``host:port`` once (as uvicorn will, with SO_REUSEADDR) and let it go; a one-line
+    error when it cannot be bound, before anything announces the URL."""
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError, OverflowError) as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            busy = exc.errno == errno.EADDRINUSE
+            reason = "the port is already in use (try --port)" if busy else exc.strerror or exc
+            raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from exc
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=8000, show_default=True)
@@ -292,6 +313,7 @@ def serve_cmd(ctx: Any, host: str, port: int, max_body_mb: float) -> None:
             f"warning: listening on {host}, not loopback; the API has no authentication",
             err=True,
         )
+    check_port_free(host, port)
     app = create_app(ReadSide(ctx.client(), ctx.names), max_body=int(max_body_mb * 1024 * 1024))
     click.echo(f"bookdup review page and API on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)

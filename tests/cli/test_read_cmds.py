@@ -4,6 +4,10 @@ user meets them: tables and sentences, one wording, one-line errors; a real node
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -12,6 +16,7 @@ from click.testing import CliRunner
 
 from bookdup.cluster import cluster_id
 from bookdup_cli.main import cli
+from bookdup_cli.read_cmds import check_port_free
 from devnode.config import is_loopback as _is_loopback
 from store.connection import ConnectionSettings
 from store.schema import IndexNames, drop_indices
@@ -175,3 +180,27 @@ def test_serve_binds_loopback_by_default() -> None:
     assert "--host TEXT" in result.output and "[default: 127.0.0.1]" in result.output
     assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
     assert not _is_loopback("0.0.0.0") and not _is_loopback("example.org")
+
+
+def test_serve_on_a_busy_port_is_one_line_and_announces_nothing() -> None:
+    """Issue 26: the port is checked before the URL is printed; busy → one line, exit 1."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        done = subprocess.run(
+            [sys.executable, "-c", "from bookdup_cli.main import cli; cli()", "serve"]
+            + ["--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+    assert done.returncode == 1, done
+    assert done.stdout == "" and "http://" not in done.stderr
+    assert done.stderr.splitlines() == [
+        f"Error: cannot listen on 127.0.0.1:{port}: the port is already in use (try --port)"
+    ]
+    # once the port is let go, the same check passes
+    check_port_free("127.0.0.1", port)
