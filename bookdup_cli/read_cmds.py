@@ -171,7 +171,8 @@ def _related_command(name: str, help_text: str) -> click.Command:
         "--plot",
         type=click.Path(path_type=Path),
         default=None,
-        help="write a PNG of the page alignment with each related book",
+        help="write a picture of the page alignment with each related book (.png, .svg, .pdf, "
+        "…; the folder must exist)",
     )
     @click.pass_obj
     def command(
@@ -179,6 +180,10 @@ def _related_command(name: str, help_text: str) -> click.Command:
     ) -> None:
         if bool(book_id) == bool(file_):
             raise click.UsageError("give either a BOOK_ID or --file")
+        if plot:
+            from query.plots import picture_format
+
+            _run(lambda: picture_format(plot))
         result = _match_file(ctx, file_) if file_ else _related_of(ctx, str(book_id))
         if plot:
             _plot(ctx, result, plot, file_)
@@ -250,20 +255,24 @@ def _print_explain(e: dict[str, Any]) -> None:
     "--plot",
     type=click.Path(path_type=Path),
     default=None,
-    help="write the picture (dot plot and bars); .svg for SVG, else PNG",
+    help="write the picture (dot plot and bars) in the format its suffix names: .png, .svg, "
+    ".pdf, .jpg, .gif, … (the folder must exist)",
 )
 @click.pass_obj
 def explain_cmd(ctx: Any, a: str, b: str, as_json: bool, plot: Path | None) -> None:
     """Why books A and B are (or are not) related: signals, confidences, the alignment."""
     from query.explain import explain
-    from query.plots import render_explain
+    from query.plots import picture_format, render_explain
 
+    fmt = _run(lambda: picture_format(plot)) if plot else None
     rs = ReadSide(ctx.client(), ctx.names)
     result = _run(lambda: explain(rs, a, b))
-    if plot:
-        fmt = "svg" if plot.suffix.lower() == ".svg" else "png"
-        plot.parent.mkdir(parents=True, exist_ok=True)
-        plot.write_bytes(render_explain(result, fmt))
+    if plot and fmt:
+        picture = _run(lambda: render_explain(result, fmt))
+        try:
+            plot.write_bytes(picture)
+        except OSError as exc:
+            raise click.ClickException(f"{plot}: {exc.strerror or exc}") from exc
         click.echo(f"picture written to {plot}", err=True)
     if as_json:
         _dump(result)

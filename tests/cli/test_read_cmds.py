@@ -154,6 +154,36 @@ def test_explain_prints_the_decision_and_writes_the_picture(corpus, tmp_path: Pa
     assert same.exit_code == 1 and "same book" in same.stderr
 
 
+def test_pictures_never_create_folders_and_are_written_in_their_suffix_format(
+    corpus, tmp_path: Path
+) -> None:
+    """Issue 26: a missing folder is an error (nothing created); x.gif is a GIF, x.pdf a PDF;
+    a suffix matplotlib cannot write is refused, naming the ones it can."""
+    names = corpus[0]
+    missing = tmp_path / "some" / "new" / "dir" / "x.png"
+    for command in (["explain", VOLUME, PRIDE], ["related", PRIDE]):
+        result = invoke(names, *command, "--plot", str(missing))
+        assert result.exit_code == 1, result.output
+        assert result.stderr.strip() == (
+            f"Error: {missing}: the folder {missing.parent} does not exist (it is not created)"
+        )
+        assert not (tmp_path / "some").exists()
+    signatures = {"gif": b"GIF8", "pdf": b"%PDF", "png": b"\x89PNG", "jpg": b"\xff\xd8\xff"}
+    for suffix, magic in signatures.items():
+        picture = tmp_path / f"pair.{suffix}"
+        result = invoke(names, "explain", VOLUME, PRIDE, "--plot", str(picture))
+        assert result.exit_code == 0, result.output
+        assert picture.read_bytes().startswith(magic), suffix
+    alignment = tmp_path / "related.gif"
+    assert invoke(names, "related", PRIDE, "--plot", str(alignment)).exit_code == 0
+    assert alignment.read_bytes().startswith(b"GIF8")
+    for bad in ("pair.docx", "pair"):
+        result = invoke(names, "explain", VOLUME, PRIDE, "--plot", str(tmp_path / bad))
+        assert result.exit_code == 1 and "cannot write the picture as" in result.stderr
+        assert ".png" in result.stderr and ".svg" in result.stderr
+        assert not (tmp_path / bad).exists()
+
+
 def test_sync_into_a_catalog_index(es_client, corpus) -> None:
     names = corpus[0]
     catalog = f"catalog-{uuid.uuid4().hex[:8]}"

@@ -73,6 +73,8 @@ def test_collapsed_search_pages_through_every_cluster_once(es_client, real) -> N
         assert hit["matching"] == hit["cluster_size"]  # every book matched this query
     with pytest.raises(BadRequest, match="page must be between"):
         search(es_client, names.books, "Project Gutenberg", page=10_001, per_page=10)
+    with pytest.raises(BadRequest, match="page 3 is past the last page: 7 edition clusters"):
+        search(es_client, names.books, "Project Gutenberg", page=3, per_page=4)
 
 
 def test_cluster_size_counts_the_cluster_not_the_matching_hits(es_client, real) -> None:
@@ -172,13 +174,18 @@ def test_match_finds_the_editions_of_a_held_out_noisy_copy(rs, tmp_path: Path) -
     assert {g["relation"] for g in result["groups"]} <= EDITION_CLASSES
 
 
-def test_match_of_an_indexed_copy_under_its_own_id_shows_that_copy(rs, gutenberg) -> None:
-    """The text is searched under its own name, so the indexed copy is not excluded."""
+def test_match_of_an_indexed_text_says_so_and_does_not_list_itself(rs, gutenberg, tmp_path) -> None:
+    """Issue 26: the same content hash is "already indexed as" that book, whatever the file's
+    name, and the book is not among its own related books."""
     result = match(rs, read_one_book(gutenberg / f"{WALDEN}.txt"))
     assert result["book"]["book_id"] == WALDEN
-    assert [(r["book_id"], r["relation"]) for r in result["relations"]] == [(WALDEN, "EXACT")]
-    assert result["relations"][0]["display_title"]
-    assert result["relations"][0]["language"] == "en"
+    assert (result["book"]["indexed"], result["book"]["indexed_as"]) == (True, WALDEN)
+    assert result["relations"] == [] and result["groups"] == []
+    assert result["book"]["edition_cluster"] == cluster_id([WALDEN])
+    renamed = tmp_path / "thoreau-scan.txt"
+    renamed.write_bytes((gutenberg / f"{WALDEN}.txt").read_bytes())
+    again = match(rs, read_one_book(renamed))
+    assert again["book"]["indexed_as"] == WALDEN and again["relations"] == []
 
 
 def test_match_refuses_too_little_text(rs) -> None:
@@ -215,8 +222,9 @@ def test_explain_a_volume_shows_its_region_in_the_whole(rs, tmp_path: Path) -> N
     root = ET.parse(io.BytesIO(svg)).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert "CONTIGUOUS_SUBSET" in svg.decode() and "page of A" in svg.decode()
+    assert render_explain(e, "gif").startswith(b"GIF8")  # any format matplotlib writes
     with pytest.raises(ValueError):
-        render_explain(e, "gif")
+        render_explain(e, "docx")
 
 
 def test_explain_a_translation_carries_glosses(rs) -> None:
