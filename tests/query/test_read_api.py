@@ -19,7 +19,7 @@ from query.context import BadRequest, NotFound, ReadSide
 from query.explain import explain
 from query.match import book_from_text, match, read_one_book
 from query.plots import render_explain
-from query.related import related
+from query.related import _oriented, related
 from query.search import search
 from tests.fixtures_books import add_noise, gutenberg_body, paginate, write_txt
 from tests.query.corpus import (
@@ -145,18 +145,50 @@ def test_related_returns_exactly_the_ground_truth_grouped_by_class(es_client, re
     assert classes == ["DIFFERENT_PAGINATION", "ABRIDGED", "TRANSLATION"]
     (short,) = alice["groups"][1]["books"]
     assert (short["book_id"], short["direction"]) == (STORYLAND, "other_in_this")
+    # one vocabulary (issue 26): the same words as the CLI, the page and compare
+    assert short["direction_text"] == "the other book is an abridgement of this one"
+    (full,) = [
+        g["books"][0]
+        for g in related(es_client, names.books, names.relations, STORYLAND)["groups"]
+        if g["relation"] == "ABRIDGED" and g["books"][0]["book_id"] == ALICE[0]
+    ]
+    assert full["direction_text"] == "this book is an abridgement of the other"
     (de,) = alice["groups"][-1]["books"]
     assert (de["book_id"], de["language"], de["translated"]) == (ALICE_DE, "de", True)
+    assert (de["direction"], de["direction_text"]) == (None, "")  # a complete translation
     assert de["display_title"] and not de["display_title"].startswith("[untitled")
 
     whole = related(es_client, names.books, names.relations, TOM)
     (part,) = whole["groups"][0]["books"]
     assert (part["book_id"], part["direction"]) == (TOM_PART1, "other_in_this")
+    assert part["direction_text"] == "the other book is contained in this one"
     mapping = part["page_mapping"]
     assert mapping["other_covered"] > 0.9 and mapping["this_covered"] < 0.3
     assert 0.9 < mapping["slope"] < 1.1
     with pytest.raises(NotFound):
         related(es_client, names.books, names.relations, "no-such-book")
+
+
+def test_a_stored_partial_translation_names_its_part_from_either_side() -> None:
+    """Werther's book 1 (de) against the complete English, as the dedup job stores it: no
+    classifier direction, the part found from pages and coverage, worded from each side."""
+    stored = {
+        "a": "werther-de-b1",
+        "b": "werther-en",
+        "relation": "TRANSLATION",
+        "direction": None,
+        "confidence": 1.0,
+        **{"cs": 0.12, "its": 0.68, "lcs": 325, "shared": 1657, "languages": ["de", "en"]},
+        "signals": {"coverage_x": 0.85, "coverage_y": 0.63, "n_pages_x": 56, "n_pages_y": 112},
+    }
+    from_part = _oriented(stored, "werther-de-b1")
+    assert from_part["direction"] == "this_in_other"
+    assert from_part["direction_text"] == (
+        "this book is a partial translation: it matches only a part of the other"
+    )
+    from_whole = _oriented(stored, "werther-en")
+    assert from_whole["direction"] == "other_in_this"
+    assert from_whole["direction_text"].startswith("the other book is a partial translation")
 
 
 # --- match -----------------------------------------------------------------------------------

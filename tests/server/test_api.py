@@ -69,6 +69,7 @@ def test_related_by_path_and_404(api, served) -> None:
     assert [g["relation"] for g in body["groups"]] == ["CONTIGUOUS_SUBSET"]
     (part,) = body["groups"][0]["books"]
     assert (part["book_id"], part["direction"]) == (TOM_PART1, "other_in_this")
+    assert part["direction_text"] == "the other book is contained in this one"  # the page's words
     # what the page shows, and nothing of the server's files or stored features
     assert "source" not in body["book"] and "features" not in body["book"]
     assert "/work/" not in response.text
@@ -224,3 +225,16 @@ def test_a_page_past_the_last_one_is_a_400(api) -> None:
     nothing = api.get("/api/search", params={"q": "zebracorn"})
     assert nothing.status_code == 200 and nothing.json()["hits"] == []
     assert api.get("/api/search", params={"q": "zebracorn", "page": 2}).status_code == 400
+
+
+def test_match_of_an_indexed_file_names_it_and_leaves_it_out(api, gutenberg) -> None:
+    """Issue 26: the same text as an indexed book is "already indexed as" it, and the book is
+    not among its own related books (its part is)."""
+    data = (gutenberg / f"{TOM}.txt").read_bytes()
+    response = api.post("/api/match", files={"file": ("my-scan.txt", data)})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["book"]["indexed"], body["book"]["indexed_as"]) == (True, TOM)
+    assert body["book"]["edition_cluster"] == cluster_id([TOM, TOM_PART1])
+    listed = [r["book_id"] for r in body["relations"]]
+    assert TOM not in listed and TOM_PART1 in listed
