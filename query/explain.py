@@ -315,9 +315,9 @@ def verdict(e: dict[str, Any]) -> str:
         return f"{head}: it is {_range(a_span)} of A; the shared text covers {_pct(b_share)} of B."
     if rel == "TRANSLATION":
         return (
-            f"{head} ({' and '.join(e['languages'])}): {_range(a_span)} of A match "
-            f"{_range(b_span)} of B, TRANS-its {e['its']:.2f}; the shared text covers "
-            f"{_pct(a_share)} of A and {_pct(b_share)} of B."
+            f"{head}: {_range(a_span)} of A match {_range(b_span)} of B "
+            f"({' and '.join(e['languages'])}, TRANS-its {e['its']:.2f}); the shared text "
+            f"covers {_pct(a_share)} of A and {_pct(b_share)} of B."
         )
     if rel == "ABRIDGED" and e["direction"] == "this_in_other":
         return (

@@ -7,6 +7,7 @@ shapes with more scatter. The data come from re-verifying the pair from the stor
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,11 @@ def plot_alignments(
         ax.set_ylim(0, this.n_pages + 1)
         ax.set_xlabel(f"{rel['book_id']} page")
         ax.set_ylabel(f"{this_id} page")
-        ax.set_title(f"{rel['relation']}\nits={rel['its']:.3f} lcs={rel['lcs']}", fontsize=9)
+        words = rel.get("direction_text") or rel.get("label") or ""
+        ax.set_title(
+            f"{rel['relation']}\n{textwrap.fill(words, 40)}\nits={rel['its']:.3f} lcs={rel['lcs']}",
+            fontsize=8,
+        )
     fig.tight_layout()
     fig.savefig(out, dpi=110, format=fmt)
     plt.close(fig)

@@ -266,6 +266,9 @@ def test_explain_a_translation_carries_glosses(rs) -> None:
     words = dict(e["alignment"]["words"])
     assert len(words) > 100
     assert any(en != de for en, de in words.items())  # translated, not just shared names
+    # a complete translation: no part named, the same sentence as compare's verdict
+    assert (e["direction"], e["direction_text"]) == (None, "")
+    assert e["verdict"].startswith("A and B are translations of each other: pages ")
 
 
 def test_explain_unrelated_and_bad_ids(rs) -> None:
