@@ -200,9 +200,9 @@ def search(
     groups = min(groups, total_books)
     last = max(math.ceil(groups / per_page), 1)
     if page > last:
+        unit = ("book" if collapse == "none" else f"{collapse} cluster") + "s" * (groups != 1)
         raise BadRequest(
-            f"page {page} is past the last page: {groups} "
-            f"{'books' if collapse == 'none' else collapse + ' clusters'} match, "
+            f"page {page} is past the last page: {groups} {unit} match{'es' * (groups == 1)}, "
             f"{last} page{'s' if last > 1 else ''} of {per_page}"
         )
     hits = [_hit(h, collapse) for h in response["hits"]["hits"]]

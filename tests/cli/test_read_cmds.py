@@ -75,7 +75,7 @@ def test_search_page_past_the_last_one_is_an_error(corpus) -> None:
     past = invoke(names, "search", "Pride", "--size", "1", "--page", "2")
     assert past.exit_code == 1 and past.stdout == ""
     assert past.stderr.strip() == (
-        "Error: page 2 is past the last page: 1 edition clusters match, 1 page of 1"
+        "Error: page 2 is past the last page: 1 edition cluster matches, 1 page of 1"
     )
 
 
