@@ -13,25 +13,28 @@ from bookdup.features import extract_features
 from bookdup.model import Book
 from bookdup.orderstat import describe_order
 from bookdup.signals import describe_neighbours
+from bookdup.vocabulary import part_direction, relation_label, verdict_sentence
 from readers import iter_books
 from readers.dictionaries import resolve_dictionary
 
+#: The signals in plain words, A and B as everywhere else (the JSON keeps the papers' x, y).
 _SIGNAL_LINES = (
     ("book similarity (min-hash Jaccard)", "book_similarity"),
     ("page-based book similarity", "page_similarity"),
     ("pages matched (smaller book)", "page_match_fraction"),
     ("page agreement", "page_agreement"),
-    ("linear fit slope a", "slope"),
-    ("linear fit offset b", "offset"),
-    ("fit residual (pages)", "fit_residual"),
-    ("Δpages (x − y)", "delta_pages"),
-    ("Δpage count (eq. 3)", "delta_page_count"),
-    ("relative consecutive page correlation", "consecutive_corr"),
-    ("coverage x / y", ("coverage_x", "coverage_y")),
-    ("span x / y", ("span_x", "span_y")),
-    ("contiguity x / y", ("contiguity_x", "contiguity_y")),
+    ("page fit: page of B ≈ slope × page of A + offset", ("slope", "offset")),
+    ("page fit residual (pages)", "fit_residual"),
+    ("pages in A minus pages in B", "delta_pages"),
+    ("B's last page against the page fit (pages)", "delta_page_count"),
+    ("consecutive pages matching together", "consecutive_corr"),
+    ("share of A / B covered by shared text", ("coverage_x", "coverage_y")),
+    ("span of the shared text in A / B", ("span_x", "span_y")),
+    ("contiguity of the shared text in A / B", ("contiguity_x", "contiguity_y")),
     ("neighbour words agreeing / comparable", ("neighbour_agreement", "neighbour_share")),
 )
+#: Signals that need a page mapping: without one they are all None (a translation, no runs).
+_PAGE_FIT_KEYS = {"slope", "offset", "fit_residual", "delta_page_count"}
 
 
 def _read_one(path: Path, lines_per_page: int) -> Book:
@@ -43,30 +46,61 @@ def _read_one(path: Path, lines_per_page: int) -> Book:
     raise click.BadParameter("no book found", param_hint=str(path))
 
 
+def _value(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _signal_lines(s: dict[str, Any]) -> list[str]:
+    """The signals a reader can read: no raw None (a missing page fit is said once)."""
+    lines = []
+    if s and all(s.get(k) is None for k in _PAGE_FIT_KEYS):
+        lines.append("  no page mapping (too few aligned words in dense runs)")
+    for label, key in _SIGNAL_LINES:
+        keys = key if isinstance(key, tuple) else (key,)
+        values = [s.get(k) for k in keys]
+        if all(v is None for v in values):
+            continue
+        shown = " / ".join("n/a" if v is None else _value(v) for v in values)
+        lines.append(f"  {label:<50} {shown}")
+    return lines
+
+
+def verdict_line(r: dict[str, Any]) -> str:
+    """The plain-language verdict: the class and direction in the words every reader uses."""
+    direction = part_direction(r["relation"], r["direction"], r.get("signals"))
+    sentence = verdict_sentence(r["relation"], direction)
+    if r["relation"] == "UNRELATED":
+        return f"Verdict: {sentence}"
+    label = relation_label(r["relation"])
+    return f"Verdict: {sentence[:-1]} ({label}, confidence {r['confidence']:.2f})."
+
+
 def _summary(r: dict[str, Any]) -> str:
-    """Readable report: the papers' scores, the Google signals, the class."""
+    """Readable report: the papers' scores, the Google signals, the class, the verdict."""
     scores = r["scores"]
     s = r["signals"]
     lines = [
-        f"x: {r['ids'][0]}  [{r['languages'][0]}]",
-        f"y: {r['ids'][1]}  [{r['languages'][1]}]",
+        f"A: {r['ids'][0]}  [{r['languages'][0]}]",
+        f"B: {r['ids'][1]}  [{r['languages'][1]}]",
     ]
     if r["dictionary"]:
-        lines.append(f"translated {r.get('translated') or 'x'} with dictionary {r['dictionary']}")
+        translated = "B" if r.get("translated") == "y" else "A"
+        lines.append(f"translated {translated} with dictionary {r['dictionary']}")
     lines += [
-        f"unique words |X| = {r['x']}, |Y| = {r['y']}, shared = {r['shared']}, |LCS| = {r['lcs']}",
+        f"unique words: {r['x']} in A, {r['y']} in B, {r['shared']} shared, "
+        f"{r['lcs']} in the same order",
         f"{scores}-cs = {r['cs']:.4f}   {scores}-its = {r['its']:.4f}",
-        describe_order(r["order"], ("x", "y")),
+        describe_order(r["order"], ("A", "B")),
         *filter(None, [describe_neighbours(s)]),
-        "signals:",
     ]
-    for label, key in _SIGNAL_LINES:
-        value = " / ".join(str(s[k]) for k in key) if isinstance(key, tuple) else str(s[key])
-        lines.append(f"  {label:<40} {value}")
-    direction = f" ({r['direction']})" if r["direction"] else ""
-    lines.append(f"relation: {r['relation']}{direction}  confidence {r['confidence']:.3f}")
-    others = ", ".join(f"{k} {v:.3f}" for k, v in r["confidences"].items() if v > 0)
+    if s:
+        lines += ["signals:", *_signal_lines(s)]
+    others = ", ".join(
+        f"{k} {v:.3f}" for k, v in sorted(r["confidences"].items(), key=lambda kv: -kv[1]) if v > 0
+    )
+    lines.append(f"relation: {r['relation']}  confidence {r['confidence']:.3f}")
     lines.append(f"  per class: {others}")
+    lines.append(verdict_line(r))
     return "\n".join(lines)
 
 

@@ -6,7 +6,9 @@ table, or ``--json``. Errors are one line (``click.ClickException``), never a tr
 
 from __future__ import annotations
 
+import errno
 import json
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -115,7 +117,12 @@ def _search_footer(result: dict[str, Any]) -> None:
 def _print_related(result: dict[str, Any]) -> None:
     book = result["book"]
     click.echo(book_line(book))
-    if book.get("indexed") is False:
+    clusters = (
+        f"edition cluster {book.get('edition_cluster')}, work cluster {book.get('work_cluster')}"
+    )
+    if book.get("indexed_as"):
+        click.echo(f"already indexed as {book['indexed_as']}; {clusters}")
+    elif book.get("indexed") is False:
         where = (
             f"would join edition cluster {book['edition_cluster']}"
             if book.get("edition_cluster")
@@ -123,10 +130,7 @@ def _print_related(result: dict[str, Any]) -> None:
         )
         click.echo(f"not indexed; {where}")
     else:
-        click.echo(
-            f"edition cluster {book.get('edition_cluster')}, "
-            f"work cluster {book.get('work_cluster')}"
-        )
+        click.echo(clusters)
     echo_groups(result)
 
 
@@ -167,7 +171,8 @@ def _related_command(name: str, help_text: str) -> click.Command:
         "--plot",
         type=click.Path(path_type=Path),
         default=None,
-        help="write a PNG of the page alignment with each related book",
+        help="write a picture of the page alignment with each related book (.png, .svg, .pdf, "
+        "…; the folder must exist)",
     )
     @click.pass_obj
     def command(
@@ -175,6 +180,10 @@ def _related_command(name: str, help_text: str) -> click.Command:
     ) -> None:
         if bool(book_id) == bool(file_):
             raise click.UsageError("give either a BOOK_ID or --file")
+        if plot:
+            from query.plots import picture_format
+
+            _run(lambda: picture_format(plot))
         result = _match_file(ctx, file_) if file_ else _related_of(ctx, str(book_id))
         if plot:
             _plot(ctx, result, plot, file_)
@@ -246,20 +255,24 @@ def _print_explain(e: dict[str, Any]) -> None:
     "--plot",
     type=click.Path(path_type=Path),
     default=None,
-    help="write the picture (dot plot and bars); .svg for SVG, else PNG",
+    help="write the picture (dot plot and bars) in the format its suffix names: .png, .svg, "
+    ".pdf, .jpg, .gif, … (the folder must exist)",
 )
 @click.pass_obj
 def explain_cmd(ctx: Any, a: str, b: str, as_json: bool, plot: Path | None) -> None:
     """Why books A and B are (or are not) related: signals, confidences, the alignment."""
     from query.explain import explain
-    from query.plots import render_explain
+    from query.plots import picture_format, render_explain
 
+    fmt = _run(lambda: picture_format(plot)) if plot else None
     rs = ReadSide(ctx.client(), ctx.names)
     result = _run(lambda: explain(rs, a, b))
-    if plot:
-        fmt = "svg" if plot.suffix.lower() == ".svg" else "png"
-        plot.parent.mkdir(parents=True, exist_ok=True)
-        plot.write_bytes(render_explain(result, fmt))
+    if plot and fmt:
+        picture = _run(lambda: render_explain(result, fmt))
+        try:
+            plot.write_bytes(picture)
+        except OSError as exc:
+            raise click.ClickException(f"{plot}: {exc.strerror or exc}") from exc
         click.echo(f"picture written to {plot}", err=True)
     if as_json:
         _dump(result)
@@ -268,6 +281,25 @@ def explain_cmd(ctx: Any, a: str, b: str, as_json: bool, plot: Path | None) -> N
 
 
 # --- serve -----------------------------------------------------------------------------------
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Bind ``host:port`` once (as uvicorn will, with SO_REUSEADDR) and let it go; a one-line
+    error when it cannot be bound, before anything announces the URL."""
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError, OverflowError) as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            busy = exc.errno == errno.EADDRINUSE
+            reason = "the port is already in use (try --port)" if busy else exc.strerror or exc
+            raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from exc
 
 
 @click.command("serve")
@@ -290,6 +322,7 @@ def serve_cmd(ctx: Any, host: str, port: int, max_body_mb: float) -> None:
             f"warning: listening on {host}, not loopback; the API has no authentication",
             err=True,
         )
+    check_port_free(host, port)
     app = create_app(ReadSide(ctx.client(), ctx.names), max_body=int(max_body_mb * 1024 * 1024))
     click.echo(f"bookdup review page and API on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)

@@ -1,7 +1,7 @@
 """One wording for everything the read side shows: titles, relation classes, directions.
 
-The CLI, the JSON API and the review page all word a relation with these functions, so a
-containment reads the same everywhere ("this book is contained in the other").
+Classes and directions are worded by the core (``bookdup.vocabulary``), re-exported here, so
+the CLI, the JSON API and the review page say the same ("this book is contained in the other").
 """
 
 from __future__ import annotations
@@ -11,27 +11,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from bookdup.classify import RELATIONS
+from bookdup.vocabulary import CLASS_LABELS, direction_words, relation_label
+
+__all__ = [
+    "CLASS_LABELS",
+    "CLASS_ORDER",
+    "direction_words",
+    "display_title",
+    "percent",
+    "relation_label",
+]
 
 #: Relation classes in the order a reader wants them: strongest first (the classifier's order).
 CLASS_ORDER = tuple(r for r in RELATIONS if r != "UNRELATED")
-
-CLASS_LABELS = {
-    "EXACT": "exact duplicate",
-    "SAME_PAGINATION": "same edition, same pagination",
-    "DIFFERENT_PAGINATION": "same text, different pagination",
-    "CONTIGUOUS_SUBSET": "part of / contains",
-    "ABRIDGED": "abridged edition",
-    "OVERLAPPING_TEXT": "overlapping text",
-    "SAME_WORK": "same work, another translation",
-    "TRANSLATION": "translation",
-    "UNRELATED": "unrelated",
-}
-
-#: A direction seen from one book (``bookdup.relate.direction_from_side``), in words.
-DIRECTION_WORDS = {
-    "this_in_other": "this book is contained in the other",
-    "other_in_this": "the other book is contained in this one",
-}
 
 _GUTENBERG_TITLE = re.compile(
     r"\bTitle:\s*(.+?)\s+(?:Author|Release [Dd]ate|Language|Credits|Editor|Translator|"
@@ -57,23 +49,6 @@ def display_title(doc: Mapping[str, Any]) -> str:
             return f"[{found.group(1).strip()[:120]}]"
     words = excerpt.split()[:UNTITLED_WORDS]
     return f"[{' '.join(words)}…]" if words else "[untitled]"
-
-
-def relation_label(relation: str) -> str:
-    return CLASS_LABELS.get(relation, relation.lower().replace("_", " "))
-
-
-#: The same directions for an abridgement: the book "in" the other is the shorter.
-ABRIDGED_DIRECTION_WORDS = {
-    "this_in_other": "this book is an abridgement of the other",
-    "other_in_this": "the other book is an abridgement of this one",
-}
-
-
-def direction_words(direction: str | None, relation: str | None = None) -> str:
-    """A direction from one book's side in words; "" when the relation has none."""
-    words = ABRIDGED_DIRECTION_WORDS if relation == "ABRIDGED" else DIRECTION_WORDS
-    return words.get(direction or "", "")
 
 
 def percent(value: float) -> str:

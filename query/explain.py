@@ -28,6 +28,7 @@ from bookdup.relate import direction_from_side, plan_pair
 from bookdup.signals import SIGNAL_PARAMS, describe_neighbours
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_unique
+from bookdup.vocabulary import direction_words, part_direction, relation_sentence
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
 from query.related import page_mapping
@@ -224,7 +225,9 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
         result = describe_relation(fa, fb, verification, dictionary)
         al = align(fa, fb, dictionary)
         data = alignment_data(fa, fb, al)
-    result["direction"] = direction_from_side(result.get("direction"), this_is_first=True)
+    direction = part_direction(result["relation"], result.get("direction"), result["signals"])
+    result["direction"] = direction_from_side(direction, this_is_first=True)
+    result["direction_text"] = direction_words(result["direction"], result["relation"])
     out = {
         "a": meta_a,
         "b": meta_b,
@@ -292,52 +295,50 @@ def _range(pages: list[int]) -> str:
 
 
 def verdict(e: dict[str, Any]) -> str:
-    """One line a librarian can act on."""
+    """One line a librarian can act on: the class and direction in the words every reader
+    uses (``bookdup.vocabulary.relation_sentence``), then where the shared text lies."""
     rel = e["relation"]
     regs = [r for r in e["alignment"]["regions"] if not r["boilerplate"]]
     s = e["signals"] or {}
     a_share, b_share = s.get("coverage_x", 0.0), s.get("coverage_y", 0.0)
     if rel == "UNRELATED" or not regs:
         return (
-            f"A and B are not related: {e['lcs']} of their unique words align in order, "
-            "no more than chance or shared boilerplate."
+            f"{relation_sentence('UNRELATED', None)}: {e['lcs']} of their unique words align "
+            "in order, no more than chance or shared boilerplate."
         )
+    head = relation_sentence(rel, e["direction"])
     a_span = [min(r["a_pages"][0] for r in regs), max(r["a_pages"][1] for r in regs)]
     b_span = [min(r["b_pages"][0] for r in regs), max(r["b_pages"][1] for r in regs)]
     if rel == "CONTIGUOUS_SUBSET" and e["direction"] == "this_in_other":
-        return f"A is {_range(b_span)} of B; the shared text covers {_pct(a_share)} of A."
-    if rel == "CONTIGUOUS_SUBSET":
-        return f"B is {_range(a_span)} of A; the shared text covers {_pct(b_share)} of B."
+        return f"{head}: it is {_range(b_span)} of B; the shared text covers {_pct(a_share)} of A."
+    if rel == "CONTIGUOUS_SUBSET" and e["direction"] == "other_in_this":
+        return f"{head}: it is {_range(a_span)} of A; the shared text covers {_pct(b_share)} of B."
     if rel == "TRANSLATION":
         return (
-            f"A and B are translations ({' and '.join(e['languages'])}): "
-            f"{_range(a_span)} of A match {_range(b_span)} of B, TRANS-its {e['its']:.2f}."
+            f"{head}: {_range(a_span)} of A match {_range(b_span)} of B "
+            f"({' and '.join(e['languages'])}, TRANS-its {e['its']:.2f}); the shared text "
+            f"covers {_pct(a_share)} of A and {_pct(b_share)} of B."
         )
     if rel == "ABRIDGED" and e["direction"] == "this_in_other":
         return (
-            f"A is an abridgement of B: its text follows B from {_range(b_span)}, cut "
-            f"throughout (A holds {_pct(1 / s.get('text_ratio', 1.0))} of B's words where they "
-            "align)."
+            f"{head}: its text follows B from {_range(b_span)}, cut throughout (A holds "
+            f"{_pct(1 / s.get('text_ratio', 1.0))} of B's words where they align)."
         )
-    if rel == "ABRIDGED":
+    if rel == "ABRIDGED" and e["direction"] == "other_in_this":
         return (
-            f"B is an abridgement of A: its text follows A from {_range(a_span)}, cut "
-            f"throughout (B holds {_pct(s.get('text_ratio', 1.0))} of A's words where they "
-            "align)."
+            f"{head}: its text follows A from {_range(a_span)}, cut throughout (B holds "
+            f"{_pct(s.get('text_ratio', 1.0))} of A's words where they align)."
         )
     if rel == "SAME_WORK":
         agree = s.get("neighbour_agreement") or 0.0
         return (
-            f"A and B are two translations or retellings of one work: {_range(a_span)} of A "
-            f"follow {_range(b_span)} of B name by name, but only {_pct(agree)} of the words "
-            "around them are the same (other editions of one text: over 85 %)."
+            f"{head}: {_range(a_span)} of A follow {_range(b_span)} of B name by name, but "
+            f"only {_pct(agree)} of the words around them are the same (other editions of one "
+            "text: over 85 %)."
         )
     if rel == "OVERLAPPING_TEXT":
         return (
-            f"A and B share text: {_range(a_span)} of A ≈ {_range(b_span)} of B "
+            f"{head}: {_range(a_span)} of A ≈ {_range(b_span)} of B "
             f"({len(regs)} passage{'s' if len(regs) > 1 else ''})."
         )
-    return (
-        f"A and B are the same text ({relation_label(rel)}): the shared text covers "
-        f"{_pct(a_share)} of A and {_pct(b_share)} of B."
-    )
+    return f"{head}: the shared text covers {_pct(a_share)} of A and {_pct(b_share)} of B."

@@ -1,8 +1,9 @@
 """Relations of a text that is not in the index: features on the fly, the dedup job's candidate
 queries and verification policy, nothing written.
 
-The text is searched under a name of its own (``MATCH_PREFIX`` + its id), so an indexed copy
-with the same id is found like any other edition instead of being excluded as "itself".
+The text is searched under a name of its own (``MATCH_PREFIX`` + its id); an indexed copy of
+it (the same content hash, whatever its id) is reported as ``indexed_as`` and left out of the
+related books.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from bookdup.cluster import EDITION_RELATIONS, WORK_RELATIONS
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.relate import direction_from_side, relate
-from query.context import BadRequest, ReadSide
+from bookdup.vocabulary import direction_words, part_direction
+from query.context import READ_RETRY_S, BadRequest, ReadSide
 from query.display import display_title, relation_label
 from query.related import add_metadata, group_by_class
 from readers import iter_books
 from readers.common import split_pages
+from store.retry import with_retries
 from store.schema import IndexNames
 
 MATCH_PREFIX = "match:"
@@ -73,11 +76,14 @@ def book_from_text(text: str, *, book_id: str = "text", title: str | None = None
 
 
 def _relation_row(r: dict[str, Any]) -> dict[str, Any]:
+    stored = part_direction(r["relation"], r.get("direction"), r.get("signals"))
+    direction = direction_from_side(stored, this_is_first=True)
     return {
         "book_id": r["book_id"],
         "relation": r["relation"],
         "label": relation_label(r["relation"]),
-        "direction": direction_from_side(r.get("direction"), this_is_first=True),
+        "direction": direction,
+        "direction_text": direction_words(direction, r["relation"]),
         "confidence": r["confidence"],
         "cs": r["cs"],
         "its": r["its"],
@@ -99,12 +105,41 @@ def _would_join(relations: list[dict[str, Any]]) -> dict[str, str | None]:
     }
 
 
+#: At most this many indexed copies of one text are named.
+MAX_COPIES = 20
+
+
+def indexed_copies(rs: ReadSide, features: BookFeatures, book_id: str) -> list[dict[str, Any]]:
+    """The indexed books with the same content hash as ``features`` (the same words in the
+    same order), the one with ``book_id`` first, then by id."""
+    response = with_retries(READ_RETRY_S)(rs.client.search)(
+        index=rs.names.books,
+        query={"term": {"content_hash": features.content_hash}},
+        size=MAX_COPIES,
+        source=["edition_cluster", "work_cluster"],
+    ).body
+    copies = [{"book_id": h["_id"], **h["_source"]} for h in response["hits"]["hits"]]
+    copies.sort(key=lambda c: (c["book_id"] != book_id, c["book_id"]))
+    return copies
+
+
 def match(rs: ReadSide, book: Book) -> dict[str, Any]:
-    """Relations of ``book`` (not indexed) against the index; nothing is written."""
+    """Relations of ``book`` against the index; nothing is written.
+
+    A text already indexed (the same content hash) is said to be (``indexed_as``: the copy's
+    id, the one with the text's own id if there are several) and that copy is not listed
+    among its related books: they are the copy's.
+    """
     features = extract_features(book)
     if features.n_words < MIN_TEXT_WORDS or "empty" in features.flags:
         raise BadRequest(f"{book.id}: too little text to match ({features.n_words} words)")
-    relations = [_relation_row(r) for r in find_related(rs, features)]
+    copies = indexed_copies(rs, features, book.id) if features.content_hash else []
+    copy = copies[0] if copies else None  # the copy with the same id, else the first
+    relations = [
+        _relation_row(r)
+        for r in find_related(rs, features)
+        if copy is None or r["book_id"] != copy["book_id"]
+    ]
     add_metadata(rs.client, rs.names.books, relations)
     book_info = {
         "book_id": book.id,
@@ -114,8 +149,13 @@ def match(rs: ReadSide, book: Book) -> dict[str, Any]:
         "n_words": features.n_words,
         "n_pages": features.n_pages,
         "n_unique": len(features.unique.hashes),
-        "indexed": False,
-        **_would_join(relations),
+        "indexed": copy is not None,
+        "indexed_as": copy["book_id"] if copy else None,
+        **(
+            {k: copy.get(k) for k in ("edition_cluster", "work_cluster")}
+            if copy
+            else _would_join(relations)
+        ),
     }
     groups = group_by_class(relations)
     return {

@@ -7,6 +7,7 @@ shapes with more scatter. The data come from re-verifying the pair from the stor
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,9 @@ def plot_alignments(
     *,
     book: Book | None = None,
 ) -> None:
-    """One scatter panel per related book (at most six) written to ``out`` as PNG."""
+    """One scatter panel per related book (at most six) written to ``out`` in the format its
+    suffix names (`picture_format`: ValueError for an unknown suffix or a missing folder)."""
+    fmt = picture_format(out)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -64,16 +67,53 @@ def plot_alignments(
         ax.set_ylim(0, this.n_pages + 1)
         ax.set_xlabel(f"{rel['book_id']} page")
         ax.set_ylabel(f"{this_id} page")
-        ax.set_title(f"{rel['relation']}\nits={rel['its']:.3f} lcs={rel['lcs']}", fontsize=9)
+        words = rel.get("direction_text") or rel.get("label") or ""
+        ax.set_title(
+            f"{rel['relation']}\n{textwrap.fill(words, 40)}\nits={rel['its']:.3f} lcs={rel['lcs']}",
+            fontsize=8,
+        )
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=110, format=fmt)
     plt.close(fig)
 
 
 # --- the explain pictures: dot plot and DUPNIQ-style bars, PNG or SVG ------------------------
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
+#: Formats matplotlib writes that are no picture file a reader opens (pixel dumps; LaTeX code
+#: that needs a TeX installation).
+NOT_FILE_FORMATS = frozenset({"raw", "rgba", "pgf"})
+
+
+def file_formats() -> list[str]:
+    """The picture formats a file may be written in: what this matplotlib writes (png, svg,
+    pdf, jpg, gif, … with Pillow), less ``NOT_FILE_FORMATS``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    supported = FigureCanvasAgg(Figure()).get_supported_filetypes()
+    return sorted(set(supported) - NOT_FILE_FORMATS)
+
+
+def picture_format(path: Path) -> str:
+    """The format a picture file is written in, from its suffix (``x.gif`` is a GIF).
+
+    ValueError naming the problem for a suffix matplotlib cannot write (or none), and for a
+    folder that does not exist: pictures never create folders.
+    """
+    fmt = path.suffix.lower().lstrip(".")
+    formats = file_formats()
+    if fmt not in formats:
+        what = f"a .{fmt} file" if fmt else "a file without a suffix"
+        raise ValueError(
+            f"{path}: cannot write the picture as {what}; give a name ending in "
+            + ", ".join(f".{f}" for f in formats)
+        )
+    if not path.parent.is_dir():
+        raise ValueError(f"{path}: the folder {path.parent} does not exist (it is not created)")
+    return fmt
+
+
 RUN_COLOUR = "#1b7837"
 CHANCE_COLOUR = "#b0b0b0"
 FRAME_COLOUR = "#e08214"
@@ -139,7 +179,8 @@ def _strip(ax: Any, values: list[float], frames: list[float], name: str, n_pages
 
 
 def render_explain(e: dict[str, Any], fmt: str = "png") -> bytes:
-    """The explain picture of ``query.explain.explain``'s result as PNG or SVG bytes.
+    """The explain picture of ``query.explain.explain``'s result as PNG or SVG bytes (or any
+    of `file_formats`, for a file).
 
     Left: every aligned unique word at (page in A, page in B): shared text green, shared
     boilerplate orange, chance matches grey, the fitted page line dashed. Right: each book as a
@@ -152,7 +193,7 @@ def render_explain(e: dict[str, Any], fmt: str = "png") -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    if fmt not in FORMATS:
+    if fmt not in FORMATS and fmt not in file_formats():
         raise ValueError(f"format must be png or svg, not {fmt!r}")
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "bookdup"}):
         fig = Figure(figsize=(11, 5.2), dpi=100)

@@ -8,6 +8,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from bookdup.relate import direction_from_side
+from bookdup.vocabulary import direction_words, part_direction
 from query.context import READ_RETRY_S, NotFound
 from query.display import CLASS_ORDER, display_title, relation_label
 from store.retry import with_retries
@@ -56,11 +57,14 @@ def _oriented(relation: dict[str, Any], book_id: str) -> dict[str, Any]:
     """A stored relation as seen from ``book_id``: the other book and the direction."""
     this_is_a = relation["a"] == book_id
     signals = relation.get("signals") or {}
+    stored = part_direction(relation["relation"], relation.get("direction"), signals)
+    direction = direction_from_side(stored, this_is_a)
     return {
         "book_id": relation["b"] if this_is_a else relation["a"],
         "relation": relation["relation"],
         "label": relation_label(relation["relation"]),
-        "direction": direction_from_side(relation.get("direction"), this_is_a),
+        "direction": direction,
+        "direction_text": direction_words(direction, relation["relation"]),
         "confidence": relation["confidence"],
         "cs": relation["cs"],
         "its": relation["its"],

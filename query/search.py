@@ -189,7 +189,8 @@ def search(
 
     ``filters``: ``language`` (ISO 639-1), ``year_from``, ``year_to``. ``total_groups`` is the
     number of clusters (books when ``collapse`` is ``none``) matching; ``pages`` follows it.
-    BadRequest for an empty or over-long query, an unknown ``collapse`` or a page out of range.
+    BadRequest for an empty or over-long query, an unknown ``collapse`` or a page out of range
+    (past the last page of hits too; page 1 of no hits is an empty answer).
     """
     text = _check(q, collapse, page, per_page)
     body = _body(text, collapse, page, per_page, filters or {})
@@ -197,6 +198,13 @@ def search(
     total_books = response["hits"]["total"]["value"]
     groups = response["aggregations"]["groups"]["value"] if collapse != "none" else total_books
     groups = min(groups, total_books)
+    last = max(math.ceil(groups / per_page), 1)
+    if page > last:
+        unit = ("book" if collapse == "none" else f"{collapse} cluster") + "s" * (groups != 1)
+        raise BadRequest(
+            f"page {page} is past the last page: {groups} {unit} match{'es' * (groups == 1)}, "
+            f"{last} page{'s' if last > 1 else ''} of {per_page}"
+        )
     hits = [_hit(h, collapse) for h in response["hits"]["hits"]]
     ed, wk = cluster_counts(
         client,

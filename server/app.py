@@ -16,6 +16,7 @@ Safety: the indices are fixed when the app is made (no request names an index); 
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
 import re
@@ -73,6 +74,10 @@ def _install_handlers(app: FastAPI) -> None:
     async def not_found(_r: Request, exc: NotFound) -> JSONResponse:
         return _error(404, str(exc))
 
+    @app.exception_handler(UnsupportedCharset)
+    async def bad_charset(_r: Request, exc: UnsupportedCharset) -> JSONResponse:
+        return _error(415, str(exc))
+
     @app.exception_handler(BodyTooLarge)
     async def too_large(_r: Request, exc: BodyTooLarge) -> JSONResponse:
         return _error(413, f"request body over {exc.args[0]:,} bytes")
@@ -109,6 +114,32 @@ def _safe_name(filename: str | None) -> tuple[str, str]:
     return stem, suffix if suffix in UPLOAD_SUFFIXES else ".txt"
 
 
+class UnsupportedCharset(ValueError):
+    """A declared charset Python cannot decode (answered 415)."""
+
+
+_CHARSET = re.compile(r";\s*charset\s*=\s*\"?([^\";\s]+)\"?", re.IGNORECASE)
+
+
+def _charset(content_type: str) -> str:
+    """The charset a text/plain body declares (UTF-8 when none); UnsupportedCharset when
+    Python has no codec of that name, or it is not a text encoding."""
+    found = _CHARSET.search(content_type)
+    if not found:
+        return "utf-8"
+    name = found.group(1).strip().lower()
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):
+        raise UnsupportedCharset(
+            f"unsupported charset {name[:40]!r}: send UTF-8, or a charset such as iso-8859-1, "
+            "windows-1252 or utf-16"
+        )
+    return info.name
+
+
 async def _book_from_request(request: Request) -> Any:
     """The book a match request carries: plain text, JSON {"text", "title"}, or a file."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -136,10 +167,14 @@ async def _book_from_request(request: Request) -> Any:
         title = payload.get("title")
         return book_from_text(payload["text"], title=title if isinstance(title, str) else None)
     if kind in ("text/plain", ""):
+        charset = _charset(request.headers.get("content-type", ""))
         try:
-            return book_from_text(body.decode("utf-8"))
+            return book_from_text(body.decode(charset))
         except UnicodeDecodeError as exc:
-            raise BadRequest("the text is not UTF-8") from exc
+            raise BadRequest(
+                f"the text is not valid {charset.upper()}: declare its charset "
+                "(text/plain; charset=...)"
+            ) from exc
     raise BadRequest(f"unsupported content type {kind!r}: send text/plain, JSON or a file")
 
 

@@ -105,7 +105,7 @@ function groupTable(thisId, g) {
   const rows = g.books.map((r) => el("tr", { class: "relation", "data-book": r.book_id },
     el("td", {}, el("button", { class: "link", onclick: () => go(`book/${enc(r.book_id)}`) }, r.display_title), el("div", { class: "meta", text: r.book_id })),
     el("td", { text: r.language || "" }),
-    el("td", { text: directionText(r.direction) }),
+    el("td", { text: r.direction_text || "" }),
     el("td", { class: "num", text: r.confidence.toFixed(2) }),
     el("td", { class: "num", text: r.its.toFixed(3) }),
     el("td", { text: r.page_mapping ? r.page_mapping.text : "" }),
@@ -116,11 +116,7 @@ function groupTable(thisId, g) {
     el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 
-function directionText(d) {
-  if (d === "this_in_other") return "this book is contained in the other";
-  if (d === "other_in_this") return "the other book is contained in this one";
-  return "";
-}
+// Directions are worded by the server (bookdup.vocabulary): `direction_text` on each relation.
 
 // --- a pair ----------------------------------------------------------------------------------
 

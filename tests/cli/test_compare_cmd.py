@@ -44,8 +44,47 @@ def test_readable_summary(files):
     result = CliRunner().invoke(compare, [str(full), str(sherlock)])
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "DUPNIQ-cs" in out and "DUPNIQ-its" in out and "|LCS|" in out
-    assert "linear fit slope a" in out and "relation: UNRELATED" in out
+    assert "DUPNIQ-cs" in out and "DUPNIQ-its" in out and "in the same order" in out
+    assert "page fit: page of B" in out and "relation: UNRELATED" in out
+    assert out.rstrip().splitlines()[-1] == "Verdict: A and B are not related."
+
+
+def test_summary_says_a_and_b_in_plain_words_and_ends_with_a_verdict(files):
+    """Issue 26: A/B as everywhere else, no paper jargon, no raw None, a verdict last."""
+    full, volume, _ = files
+    out = CliRunner().invoke(compare, [str(volume), str(full)]).output
+    lines = out.rstrip().splitlines()
+    assert lines[0].startswith("A: ") and lines[1].startswith("B: ")
+    confidence = json.loads(CliRunner().invoke(compare, [str(volume), str(full), "--json"]).output)
+    assert lines[-1] == (
+        f"Verdict: A is contained in B (part of / contains, confidence "
+        f"{confidence['confidence']:.2f})."
+    )
+    for jargon in ("eq. 3", "None", "x / y", "x:", "y:", "|X|", "x_in_y"):
+        assert jargon not in out, jargon
+    # the same books the other way round: B is the part
+    back = CliRunner().invoke(compare, [str(full), str(volume)]).output
+    assert back.rstrip().splitlines()[-1].startswith("Verdict: B is contained in A (")
+
+
+def test_an_abridgement_is_named_and_a_missing_page_fit_is_said_once():
+    storyland = GUTENBERG / "alice-en-storyland-pg19033.txt"
+    out = CliRunner().invoke(compare, [str(storyland), str(GUTENBERG / "alice-en-pg11.txt")])
+    assert out.exit_code == 0, out.output
+    assert "Verdict: A is an abridgement of B (abridged edition, confidence" in out.output
+
+
+@pytest.mark.skipif(("en", "de") not in available_pairs(), reason="FreeDict eng-deu not installed")
+def test_a_translation_prints_no_raw_none_and_names_its_part():
+    """A translated pair has no neighbour-word signals: left out, not printed as None / None;
+    Werther's book 1 against the complete English is named as the part."""
+    book1 = GUTENBERG / "werther-de-b1-pg2407.txt"
+    whole = GUTENBERG / "werther-en-boylan-pg2527.txt"
+    result = CliRunner().invoke(compare, [str(book1), str(whole)])
+    assert result.exit_code == 0, result.output
+    assert "None" not in result.output and "neighbour words" not in result.output
+    assert "translated A with dictionary de-en" in result.output
+    assert "Verdict: A is a partial translation: it matches only a part of B" in result.output
 
 
 @pytest.mark.skipif(("en", "de") not in available_pairs(), reason="FreeDict eng-deu not installed")
@@ -96,5 +135,10 @@ def test_a_translated_part_is_explained_with_its_window():
     line = next(x for x in out.splitlines() if x.startswith("Order of the shared words"))
     z = float(line.split("z = ")[1].split(",")[0])
     assert z > 15
-    # the three chapters are the start of the German book (y here: the second argument)
-    assert "strongest in 0–" in line and "of y" in line
+    # the three chapters are the start of the German book (B: the second argument)
+    assert "strongest in 0–" in line and "of B" in line
+    assert (
+        out.rstrip()
+        .splitlines()[-1]
+        .startswith("Verdict: A is a partial translation: it matches only a part of B (translation")
+    )

@@ -4,6 +4,10 @@ user meets them: tables and sentences, one wording, one-line errors; a real node
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -12,6 +16,7 @@ from click.testing import CliRunner
 
 from bookdup.cluster import cluster_id
 from bookdup_cli.main import cli
+from bookdup_cli.read_cmds import check_port_free
 from devnode.config import is_loopback as _is_loopback
 from store.connection import ConnectionSettings
 from store.schema import IndexNames, drop_indices
@@ -62,6 +67,18 @@ def test_search_prints_one_row_per_cluster_with_its_real_size(corpus) -> None:
     assert empty.exit_code == 1 and empty.stderr.startswith("Error: the query is empty")
 
 
+def test_search_page_past_the_last_one_is_an_error(corpus) -> None:
+    """Issue 26: a clear error, as the README promises, not an empty page."""
+    names = corpus[0]
+    last = invoke(names, "search", "Pride", "--size", "1", "--page", "1")
+    assert last.exit_code == 0 and "page 1 of 1" in last.stderr
+    past = invoke(names, "search", "Pride", "--size", "1", "--page", "2")
+    assert past.exit_code == 1 and past.stdout == ""
+    assert past.stderr.strip() == (
+        "Error: page 2 is past the last page: 1 edition cluster matches, 1 page of 1"
+    )
+
+
 def test_related_is_a_table_per_class_and_editions_is_its_alias(corpus) -> None:
     names = corpus[0]
     result = invoke(names, "related", PRIDE)
@@ -93,20 +110,32 @@ def test_untitled_books_show_a_title_found_in_their_text(corpus) -> None:
     assert "no related books found" in out
 
 
-def test_match_of_an_indexed_copy_shows_the_copy_and_the_cluster_it_would_join(corpus) -> None:
+def test_match_of_an_indexed_file_says_so_and_does_not_list_itself(corpus, tmp_path) -> None:
+    """Issue 26: "already indexed as <id>", never "not indexed; would join", and the book is
+    not among its own related books (its other editions are)."""
     names, folder = corpus
     result = invoke(names, "match", str(folder / f"{RESET}.txt"))
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert f"would join edition cluster {cluster_id([PRIDE, RESET, VOLUME])}" in out
-    assert "EXACT" in out and f"  {RESET}  " in out  # the indexed copy is not hidden
+    edition = cluster_id([PRIDE, RESET, VOLUME])
+    assert out.splitlines()[1].startswith(f"already indexed as {RESET}; edition cluster {edition}")
+    assert "not indexed" not in out and "would join" not in out
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert RESET not in listed and PRIDE in listed and VOLUME in listed
     assert "None" not in out and "[]" not in out
     as_json = json.loads(
         invoke(names, "editions", "--file", str(folder / f"{RESET}.txt"), "--json").stdout
     )
+    assert as_json["book"]["indexed"] is True and as_json["book"]["indexed_as"] == RESET
     found = {r["book_id"]: r for r in as_json["relations"]}
-    assert found[RESET]["relation"] == "EXACT" and found[PRIDE]["language"] == "en"
+    assert RESET not in found and found[PRIDE]["language"] == "en"
     assert found[PRIDE]["title"] == "Pride and Prejudice"
+
+    # a text that is not indexed (a third of the book, paged otherwise): would join
+    lines = word_slice(gutenberg_body("pride-en-pg1342"), 9000, 2000)
+    write_txt(tmp_path / "new-scan.txt", paginate(lines[: len(lines) // 2], 33))
+    fresh = invoke(names, "match", str(tmp_path / "new-scan.txt")).stdout
+    assert f"not indexed; would join edition cluster {edition}" in fresh
 
 
 def test_explain_prints_the_decision_and_writes_the_picture(corpus, tmp_path: Path) -> None:
@@ -116,13 +145,43 @@ def test_explain_prints_the_decision_and_writes_the_picture(corpus, tmp_path: Pa
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "CONTIGUOUS_SUBSET (part of / contains)" in out
-    assert "A is pages 1–" in out and "of B" in out
+    assert "A is contained in B: it is pages 1–" in out and "of B" in out
     assert "how it was decided:" in out and "confidence of each class:" in out
     assert svg.read_bytes().lstrip().startswith(b"<?xml") and b"<svg" in svg.read_bytes()
     as_json = json.loads(invoke(names, "explain", VOLUME, PRIDE, "--json").stdout)
     assert as_json["direction"] == "this_in_other"
     same = invoke(names, "explain", PRIDE, PRIDE)
     assert same.exit_code == 1 and "same book" in same.stderr
+
+
+def test_pictures_never_create_folders_and_are_written_in_their_suffix_format(
+    corpus, tmp_path: Path
+) -> None:
+    """Issue 26: a missing folder is an error (nothing created); x.gif is a GIF, x.pdf a PDF;
+    a suffix matplotlib cannot write is refused, naming the ones it can."""
+    names = corpus[0]
+    missing = tmp_path / "some" / "new" / "dir" / "x.png"
+    for command in (["explain", VOLUME, PRIDE], ["related", PRIDE]):
+        result = invoke(names, *command, "--plot", str(missing))
+        assert result.exit_code == 1, result.output
+        assert result.stderr.strip() == (
+            f"Error: {missing}: the folder {missing.parent} does not exist (it is not created)"
+        )
+        assert not (tmp_path / "some").exists()
+    signatures = {"gif": b"GIF8", "pdf": b"%PDF", "png": b"\x89PNG", "jpg": b"\xff\xd8\xff"}
+    for suffix, magic in signatures.items():
+        picture = tmp_path / f"pair.{suffix}"
+        result = invoke(names, "explain", VOLUME, PRIDE, "--plot", str(picture))
+        assert result.exit_code == 0, result.output
+        assert picture.read_bytes().startswith(magic), suffix
+    alignment = tmp_path / "related.gif"
+    assert invoke(names, "related", PRIDE, "--plot", str(alignment)).exit_code == 0
+    assert alignment.read_bytes().startswith(b"GIF8")
+    for bad in ("pair.docx", "pair"):
+        result = invoke(names, "explain", VOLUME, PRIDE, "--plot", str(tmp_path / bad))
+        assert result.exit_code == 1 and "cannot write the picture as" in result.stderr
+        assert ".png" in result.stderr and ".svg" in result.stderr
+        assert not (tmp_path / bad).exists()
 
 
 def test_sync_into_a_catalog_index(es_client, corpus) -> None:
@@ -151,3 +210,27 @@ def test_serve_binds_loopback_by_default() -> None:
     assert "--host TEXT" in result.output and "[default: 127.0.0.1]" in result.output
     assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
     assert not _is_loopback("0.0.0.0") and not _is_loopback("example.org")
+
+
+def test_serve_on_a_busy_port_is_one_line_and_announces_nothing() -> None:
+    """Issue 26: the port is checked before the URL is printed; busy → one line, exit 1."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        done = subprocess.run(
+            [sys.executable, "-c", "from bookdup_cli.main import cli; cli()", "serve"]
+            + ["--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+    assert done.returncode == 1, done
+    assert done.stdout == "" and "http://" not in done.stderr
+    assert done.stderr.splitlines() == [
+        f"Error: cannot listen on 127.0.0.1:{port}: the port is already in use (try --port)"
+    ]
+    # once the port is let go, the same check passes
+    check_port_free("127.0.0.1", port)

@@ -19,7 +19,7 @@ from query.context import BadRequest, NotFound, ReadSide
 from query.explain import explain
 from query.match import book_from_text, match, read_one_book
 from query.plots import render_explain
-from query.related import related
+from query.related import _oriented, related
 from query.search import search
 from tests.fixtures_books import add_noise, gutenberg_body, paginate, write_txt
 from tests.query.corpus import (
@@ -73,6 +73,8 @@ def test_collapsed_search_pages_through_every_cluster_once(es_client, real) -> N
         assert hit["matching"] == hit["cluster_size"]  # every book matched this query
     with pytest.raises(BadRequest, match="page must be between"):
         search(es_client, names.books, "Project Gutenberg", page=10_001, per_page=10)
+    with pytest.raises(BadRequest, match="page 3 is past the last page: 7 edition clusters"):
+        search(es_client, names.books, "Project Gutenberg", page=3, per_page=4)
 
 
 def test_cluster_size_counts_the_cluster_not_the_matching_hits(es_client, real) -> None:
@@ -143,18 +145,50 @@ def test_related_returns_exactly_the_ground_truth_grouped_by_class(es_client, re
     assert classes == ["DIFFERENT_PAGINATION", "ABRIDGED", "TRANSLATION"]
     (short,) = alice["groups"][1]["books"]
     assert (short["book_id"], short["direction"]) == (STORYLAND, "other_in_this")
+    # one vocabulary (issue 26): the same words as the CLI, the page and compare
+    assert short["direction_text"] == "the other book is an abridgement of this one"
+    (full,) = [
+        g["books"][0]
+        for g in related(es_client, names.books, names.relations, STORYLAND)["groups"]
+        if g["relation"] == "ABRIDGED" and g["books"][0]["book_id"] == ALICE[0]
+    ]
+    assert full["direction_text"] == "this book is an abridgement of the other"
     (de,) = alice["groups"][-1]["books"]
     assert (de["book_id"], de["language"], de["translated"]) == (ALICE_DE, "de", True)
+    assert (de["direction"], de["direction_text"]) == (None, "")  # a complete translation
     assert de["display_title"] and not de["display_title"].startswith("[untitled")
 
     whole = related(es_client, names.books, names.relations, TOM)
     (part,) = whole["groups"][0]["books"]
     assert (part["book_id"], part["direction"]) == (TOM_PART1, "other_in_this")
+    assert part["direction_text"] == "the other book is contained in this one"
     mapping = part["page_mapping"]
     assert mapping["other_covered"] > 0.9 and mapping["this_covered"] < 0.3
     assert 0.9 < mapping["slope"] < 1.1
     with pytest.raises(NotFound):
         related(es_client, names.books, names.relations, "no-such-book")
+
+
+def test_a_stored_partial_translation_names_its_part_from_either_side() -> None:
+    """Werther's book 1 (de) against the complete English, as the dedup job stores it: no
+    classifier direction, the part found from pages and coverage, worded from each side."""
+    stored = {
+        "a": "werther-de-b1",
+        "b": "werther-en",
+        "relation": "TRANSLATION",
+        "direction": None,
+        "confidence": 1.0,
+        **{"cs": 0.12, "its": 0.68, "lcs": 325, "shared": 1657, "languages": ["de", "en"]},
+        "signals": {"coverage_x": 0.85, "coverage_y": 0.63, "n_pages_x": 56, "n_pages_y": 112},
+    }
+    from_part = _oriented(stored, "werther-de-b1")
+    assert from_part["direction"] == "this_in_other"
+    assert from_part["direction_text"] == (
+        "this book is a partial translation: it matches only a part of the other"
+    )
+    from_whole = _oriented(stored, "werther-en")
+    assert from_whole["direction"] == "other_in_this"
+    assert from_whole["direction_text"].startswith("the other book is a partial translation")
 
 
 # --- match -----------------------------------------------------------------------------------
@@ -172,13 +206,18 @@ def test_match_finds_the_editions_of_a_held_out_noisy_copy(rs, tmp_path: Path) -
     assert {g["relation"] for g in result["groups"]} <= EDITION_CLASSES
 
 
-def test_match_of_an_indexed_copy_under_its_own_id_shows_that_copy(rs, gutenberg) -> None:
-    """The text is searched under its own name, so the indexed copy is not excluded."""
+def test_match_of_an_indexed_text_says_so_and_does_not_list_itself(rs, gutenberg, tmp_path) -> None:
+    """Issue 26: the same content hash is "already indexed as" that book, whatever the file's
+    name, and the book is not among its own related books."""
     result = match(rs, read_one_book(gutenberg / f"{WALDEN}.txt"))
     assert result["book"]["book_id"] == WALDEN
-    assert [(r["book_id"], r["relation"]) for r in result["relations"]] == [(WALDEN, "EXACT")]
-    assert result["relations"][0]["display_title"]
-    assert result["relations"][0]["language"] == "en"
+    assert (result["book"]["indexed"], result["book"]["indexed_as"]) == (True, WALDEN)
+    assert result["relations"] == [] and result["groups"] == []
+    assert result["book"]["edition_cluster"] == cluster_id([WALDEN])
+    renamed = tmp_path / "thoreau-scan.txt"
+    renamed.write_bytes((gutenberg / f"{WALDEN}.txt").read_bytes())
+    again = match(rs, read_one_book(renamed))
+    assert again["book"]["indexed_as"] == WALDEN and again["relations"] == []
 
 
 def test_match_refuses_too_little_text(rs) -> None:
@@ -203,7 +242,7 @@ def test_explain_a_volume_shows_its_region_in_the_whole(rs, tmp_path: Path) -> N
     # Part 1 (the first chapters) lies in the first sixth of the complete book
     assert text and max(r["b_pages"][1] for r in text) < n_b / 6
     assert min(r["b_pages"][0] for r in text) <= n_b / 10
-    assert e["verdict"].startswith("A is pages ") and "of B" in e["verdict"]
+    assert e["verdict"].startswith("A is contained in B: it is pages ") and "of B" in e["verdict"]
     # the bars: the volume is covered almost everywhere, the whole only at its start
     bars_b = al["b_bars"]
     assert sum(bars_b[: len(bars_b) // 6]) > 0 and sum(bars_b[len(bars_b) // 4 :]) == 0
@@ -215,8 +254,9 @@ def test_explain_a_volume_shows_its_region_in_the_whole(rs, tmp_path: Path) -> N
     root = ET.parse(io.BytesIO(svg)).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert "CONTIGUOUS_SUBSET" in svg.decode() and "page of A" in svg.decode()
+    assert render_explain(e, "gif").startswith(b"GIF8")  # any format matplotlib writes
     with pytest.raises(ValueError):
-        render_explain(e, "gif")
+        render_explain(e, "docx")
 
 
 def test_explain_a_translation_carries_glosses(rs) -> None:
@@ -226,6 +266,9 @@ def test_explain_a_translation_carries_glosses(rs) -> None:
     words = dict(e["alignment"]["words"])
     assert len(words) > 100
     assert any(en != de for en, de in words.items())  # translated, not just shared names
+    # a complete translation: no part named, the same sentence as compare's verdict
+    assert (e["direction"], e["direction_text"]) == (None, "")
+    assert e["verdict"].startswith("A and B are translations of each other: pages ")
 
 
 def test_explain_unrelated_and_bad_ids(rs) -> None:

@@ -69,6 +69,7 @@ def test_related_by_path_and_404(api, served) -> None:
     assert [g["relation"] for g in body["groups"]] == ["CONTIGUOUS_SUBSET"]
     (part,) = body["groups"][0]["books"]
     assert (part["book_id"], part["direction"]) == (TOM_PART1, "other_in_this")
+    assert part["direction_text"] == "the other book is contained in this one"  # the page's words
     # what the page shows, and nothing of the server's files or stored features
     assert "source" not in body["book"] and "features" not in body["book"]
     assert "/work/" not in response.text
@@ -83,7 +84,7 @@ def test_related_by_path_and_404(api, served) -> None:
 def test_explain_json_and_pictures(api) -> None:
     e = api.get("/api/explain", params={"a": TOM_PART1, "b": TOM}).json()
     assert (e["relation"], e["direction"]) == ("CONTIGUOUS_SUBSET", "this_in_other")
-    assert e["verdict"].startswith("A is pages") and e["decision"]
+    assert e["verdict"].startswith("A is contained in B: it is pages") and e["decision"]
     png = api.get("/api/explain/plot", params={"a": TOM_PART1, "b": TOM, "format": "png"})
     assert png.status_code == 200 and png.headers["content-type"] == "image/png"
     assert png.content.startswith(PNG_SIGNATURE)
@@ -175,3 +176,65 @@ def test_openapi_page_static_and_headers(api) -> None:
     other = api.get("/api/search?q=Project+Gutenberg&index=bookdup-runs").json()
     assert other["total_books"] == len(BOOKS)
     assert json.dumps(other).count("book_id") >= 4
+
+
+def test_match_honours_a_declared_charset(api) -> None:
+    """Issue 26: a Latin-1 body declared as such is read, not refused as "not UTF-8"."""
+    stave = "\n".join(gutenberg_body(TOM)[:1500]) + "\nGrüße aus Hannibal, Tom Sawyer déjà vu\n"
+    stave = stave.encode("iso-8859-1", "replace").decode("iso-8859-1")  # no curly quotes
+    utf8 = api.post(
+        "/api/match", content=stave.encode(), headers={"content-type": "text/plain"}
+    ).json()
+    for declared in ("iso-8859-1", '"ISO-8859-1"', "latin1", "windows-1252"):
+        latin = api.post(
+            "/api/match",
+            content=stave.encode("iso-8859-1"),
+            headers={"content-type": f"text/plain; charset={declared}"},
+        )
+        assert latin.status_code == 200, (declared, latin.text)
+        body = latin.json()
+        assert body["book"]["n_words"] == utf8["book"]["n_words"]
+        assert [(r["book_id"], r["relation"]) for r in body["relations"]] == [
+            (r["book_id"], r["relation"]) for r in utf8["relations"]
+        ]
+    # the same Latin-1 bytes undeclared are still refused, with the way out named
+    undeclared = api.post(
+        "/api/match", content=stave.encode("iso-8859-1"), headers={"content-type": "text/plain"}
+    )
+    assert undeclared.status_code == 400 and "declare its charset" in error_of(undeclared)
+    for unknown in ("klingon-8", "rot13"):  # no such codec; a codec that is no text encoding
+        refused = api.post(
+            "/api/match",
+            content=stave.encode(),
+            headers={"content-type": f"text/plain; charset={unknown}"},
+        )
+        assert refused.status_code == 415, refused.text
+        assert f"unsupported charset '{unknown}'" in error_of(refused)
+
+
+def test_a_page_past_the_last_one_is_a_400(api) -> None:
+    """Issue 26: the README promises 400 for a page out of range, past the last one too."""
+    first = api.get("/api/search", params={"q": "Project Gutenberg", "per_page": 3}).json()
+    assert first["pages"] == 2
+    last = api.get("/api/search", params={"q": "Project Gutenberg", "per_page": 3, "page": 2})
+    assert last.status_code == 200 and last.json()["hits"]
+    past = api.get("/api/search", params={"q": "Project Gutenberg", "per_page": 3, "page": 3})
+    assert past.status_code == 400
+    assert "page 3 is past the last page" in error_of(past) and "2 pages" in error_of(past)
+    # no hits at all: page 1 is an empty answer, page 2 is past the end
+    nothing = api.get("/api/search", params={"q": "zebracorn"})
+    assert nothing.status_code == 200 and nothing.json()["hits"] == []
+    assert api.get("/api/search", params={"q": "zebracorn", "page": 2}).status_code == 400
+
+
+def test_match_of_an_indexed_file_names_it_and_leaves_it_out(api, gutenberg) -> None:
+    """Issue 26: the same text as an indexed book is "already indexed as" it, and the book is
+    not among its own related books (its part is)."""
+    data = (gutenberg / f"{TOM}.txt").read_bytes()
+    response = api.post("/api/match", files={"file": ("my-scan.txt", data)})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["book"]["indexed"], body["book"]["indexed_as"]) == (True, TOM)
+    assert body["book"]["edition_cluster"] == cluster_id([TOM, TOM_PART1])
+    listed = [r["book_id"] for r in body["relations"]]
+    assert TOM not in listed and TOM_PART1 in listed

@@ -112,13 +112,20 @@ def test_search_open_a_cluster_open_a_pair_see_the_picture(browser, server_url) 
     row = group.find_element(By.CSS_SELECTOR, "tr.relation")
     other = row.get_attribute("data-book")
     assert other in (TOM, TOM_PART1)
-    assert "contained" in row.text
+    # the direction in the server's words (bookdup.vocabulary), the same as the CLI's
+    seen_from_whole = other == TOM_PART1
+    assert (
+        "the other book is contained in this one"
+        if seen_from_whole
+        else "this book is contained in the other"
+    ) in row.text
 
     # open the pair: verdict, decision, confidences and the picture
     row.find_element(By.CSS_SELECTOR, "button.explain").click()
     verdict = wait_for(d, ec.visibility_of_element_located((By.ID, "verdict")))
     wait_for(d, lambda drv: "CONTIGUOUS_SUBSET" in drv.find_element(By.ID, "verdict").text)
-    assert " is pages " in verdict.text
+    part = "B is contained in A" if seen_from_whole else "A is contained in B"
+    assert f"{part}: it is pages " in verdict.text
     loaded = "const i = document.getElementById('plot'); return i.complete && i.naturalWidth;"
     width = wait_for(d, lambda drv: drv.execute_script(loaded))
     assert width >= 800  # the PNG decoded in the browser
