@@ -32,6 +32,8 @@ from devnode.localnode import (
 )
 from tests.private_node import free_port, private_config
 
+pytestmark = pytest.mark.es  # starts Elasticsearch nodes of its own
+
 
 def _node_dir_for_port(path: Path, port: int) -> Path:
     """A data dir as `es up --port PORT` leaves it (its elasticsearch.yml), no node running."""

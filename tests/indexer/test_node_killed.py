@@ -30,6 +30,8 @@ from tests.fixtures_books import REPO, build_corpus
 from tests.indexer.test_faults import books_state, relations_state
 from tests.private_node import private_node
 
+pytestmark = pytest.mark.es  # starts Elasticsearch nodes of its own
+
 BUDGET_S = 8  # BOOKDUP_RETRY_SECONDS for the jobs: how long they retry a dead node
 ENDS_WITHIN_S = BUDGET_S + 45  # the budget, plus the request timeout and the exit
 

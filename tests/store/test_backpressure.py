@@ -22,6 +22,8 @@ from store.connection import ConnectionSettings, connect
 from store.schema import IndexNames, ensure_indices
 from tests.private_node import private_node
 
+pytestmark = pytest.mark.es  # starts Elasticsearch nodes of its own
+
 LIMIT_BYTES = 256 * 1024
 SETTINGS = {
     "indexing_pressure.memory.limit": "256kb",

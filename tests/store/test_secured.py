@@ -32,6 +32,8 @@ from store.schema import IndexNames
 from tests.fixtures_books import gutenberg_body, paginate, word_slice, write_txt
 from tests.tls_proxy import NGINX, Credentials, TlsProxy, new_credentials, start_proxy
 
+pytestmark = pytest.mark.es  # starts Elasticsearch nodes of its own
+
 #: Unset for every CLI call, so the developer's or CI's variables never mix in.
 ES_VARIABLES = (
     "ELASTICSEARCH_URL",
