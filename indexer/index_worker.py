@@ -71,6 +71,12 @@ def _excerpt(book: Book) -> str:
     return " ".join(words[:EXCERPT_WORDS])
 
 
+def found_title(book: Book) -> str | None:
+    """The title the book's opening pages name (``bookdup.titles``), kept beside the reader's
+    title: the read side shows it, in brackets, when the reader gave none."""
+    return title_from_text("\n".join(book.pages[:TITLE_PAGES]))
+
+
 def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any]:
     """The books-index document for one book (runs in worker processes)."""
     features = extract_features(book, params)
@@ -92,7 +98,7 @@ def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict
         # which are always present in freshly extracted features
         "n_unique": len(features.unique),
         "flags": list(features.flags),
-        "found_title": title_from_text("\n".join(book.pages[:TITLE_PAGES])),
+        "found_title": found_title(book),
         "excerpt": _excerpt(book),
         "bands": list(features.bands),
         "uniq": unique_sample_terms(features, uniq_modulus),
