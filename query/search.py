@@ -51,6 +51,8 @@ HIT_FIELDS = [
     "work_cluster",
     "excerpt",
 ]
+#: What a hit's document is read with: its fields, and whether it is a part or an abridgement.
+SOURCE_FIELDS = [*HIT_FIELDS, "partial"]
 MEMBER_FIELDS = ["book_id", "title", "found_title", "language", "year", "excerpt"]
 SEARCH_FIELDS = [
     "title^3",
@@ -121,7 +123,7 @@ def _body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> 
         "sort": [{"_score": "desc"}, {"book_id": "asc"}],
         "track_scores": True,
         "track_total_hits": True,
-        "_source": HIT_FIELDS,
+        "_source": SOURCE_FIELDS,
     }
     if collapse != "none":
         field = CLUSTER_FIELDS[collapse]
@@ -130,7 +132,7 @@ def _body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> 
             "inner_hits": {
                 "name": "members",
                 "size": MEMBERS_SHOWN,
-                "_source": HIT_FIELDS,
+                "_source": SOURCE_FIELDS,
                 "sort": _member_sort(collapse),
             },
         }
@@ -188,6 +190,7 @@ def _hit(raw: dict[str, Any], collapse: str) -> dict[str, Any]:
     item = {k: src.get(k) for k in HIT_FIELDS if k != "excerpt"}
     item["display_title"] = display_title(src)
     item["score"] = raw.get("_score")
+    item["_partial"] = bool(src.get("partial"))
     if inner:
         item["matching"] = inner["hits"]["total"]["value"]
         item["members"] = [
@@ -201,6 +204,23 @@ def _hit(raw: dict[str, Any], collapse: str) -> dict[str, Any]:
         item["matching"] = 1
         item["members"] = [{k: item[k] for k in ("book_id", "title", "language", "year")}]
     return item
+
+
+def complete_first(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The page's hits with, within each work, the complete texts before the parts and
+    abridgements: the places a work's hits hold on the page are refilled with them in that
+    order (relevance kept otherwise). Halving a part's relevance (``PARTIAL_WEIGHT``) is not
+    always enough: a children's abridgement titled "Alice in Wonderland" whose opening says
+    "Alice" at every line outscores the full text by more than that."""
+    places: dict[Any, list[int]] = {}
+    for i, hit in enumerate(hits):
+        places.setdefault(hit.get("work_cluster") or ("book", hit.get("book_id")), []).append(i)
+    out = list(hits)
+    for indices in places.values():
+        ordered = sorted((hits[i] for i in indices), key=lambda h: bool(h.get("_partial")))
+        for i, hit in zip(indices, ordered, strict=True):
+            out[i] = hit
+    return out
 
 
 def _add_counts(hit: dict[str, Any], collapse: str, ed: dict, wk: dict) -> None:
@@ -236,7 +256,7 @@ def search(
     total_books = response["hits"]["total"]["value"]
     groups = response["aggregations"]["groups"]["value"] if collapse != "none" else total_books
     groups = min(groups, total_books)
-    hits = [_hit(h, collapse) for h in response["hits"]["hits"]]
+    hits = complete_first([_hit(h, collapse) for h in response["hits"]["hits"]])
     ed, wk = cluster_counts(
         client,
         index,
@@ -245,6 +265,7 @@ def search(
     )
     for hit in hits:
         _add_counts(hit, collapse, ed, wk)
+        del hit["_partial"]
     return {
         "query": text,
         "collapse": collapse,
