@@ -256,7 +256,9 @@ def search(
     total_books = response["hits"]["total"]["value"]
     groups = response["aggregations"]["groups"]["value"] if collapse != "none" else total_books
     groups = min(groups, total_books)
-    hits = complete_first([_hit(h, collapse) for h in response["hits"]["hits"]])
+    hits = [_hit(h, collapse) for h in response["hits"]["hits"]]
+    if collapse != "none":  # a flat list stays in order of (weighted) relevance
+        hits = complete_first(hits)
     ed, wk = cluster_counts(
         client,
         index,
