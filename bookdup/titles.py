@@ -32,6 +32,7 @@ _TITLE_END = re.compile(
     r"|\s+Copyright\s+laws\b|\s+Please\s+take\s+a\s+look\b|\s+\*?\s*Translated\s+by\b",
     re.IGNORECASE,
 )
+_DECORATED = re.compile(r"\*{2,}\s*\*{2,}([^*]{3,120}?)\*{2,}")
 #: Words that mark a header line wherever it begins (used to refuse one as a title).
 _HEADER_WORDS = re.compile(r"project\s+gutenberg", re.IGNORECASE)
 
@@ -52,6 +53,12 @@ def header_title(text: str) -> str | None:
     if quoted:
         return _clean(quoted.group(1))
     end = _TITLE_END.search(rest)
+    # a series' header naming the book on a decorated line of its own:
+    # "***The Project Gutenberg's Etext of Shakespeare's First Folio*** ****The Tragedie of
+    # Hamlet****" names the book, not the series
+    inner = _DECORATED.match(rest[end.start() :]) if end else None
+    if inner:
+        return _clean(inner.group(1))
     title = _clean(rest[: end.start()] if end else rest[:MAX_TITLE_CHARS])
     return title if title and not _HEADER_WORDS.search(title) else None
 

@@ -39,6 +39,11 @@ HEADERS = [
         "Alice in Wonderland (abridged)",
     ),
     ("\ufeffThe Project Gutenberg eBook, Candide, by Voltaire\n", "Candide"),
+    (
+        "***The Project Gutenberg's Etext of Shakespeare's First Folio***\n"
+        "*********************The Tragedie of Hamlet*********************\n\nThis is our 3rd",
+        "The Tragedie of Hamlet",
+    ),
 ]
 
 

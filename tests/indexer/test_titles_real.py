@@ -16,7 +16,7 @@ HEADER_BOOKS = {
     "commedia-en-longfellow-pg1004": "The Divine Comedy of Dante",
     "commedia-it-inferno7bit-pg997": "Divina Commedia di Dante: Inferno",
     "egmont-de-pg2146": "Egmont",
-    "hamlet-en-folio-pg2265": "Shakespeare's First Folio",
+    "hamlet-en-folio-pg2265": "The Tragedie of Hamlet",  # the series' header names the play
     "werther-de-b1-pg2407": "Die Leiden des jungen Werther--Buch 1",
 }
 
