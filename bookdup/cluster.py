@@ -134,3 +134,70 @@ def edition_edges(relations: Iterable[tuple[str, str, Any]]) -> list[tuple[str, 
 def work_edges(relations: Iterable[tuple[str, str, Any]]) -> list[tuple[str, str]]:
     """Pairs ``(a, b, relation)`` that join work clusters (editions and translations)."""
     return _edges(relations, WORK_RELATIONS)
+
+
+# --- The representative of a cluster ------------------------------------------------------
+#
+# Catalog search shows one book per cluster; that book should be the one a reader wants: the
+# container rather than one of its parts, the full text rather than an abridgement, the
+# cleanest scan among editions of the same text. The dedup job decides it here, once per
+# clustering, and stores a rank per book (0 = the representative of its edition cluster); the
+# read side only sorts on it.
+
+#: Relations in which one book holds the other's text; the stored direction names the holder.
+CONTAINMENT_RELATIONS = frozenset({"CONTIGUOUS_SUBSET", "ABRIDGED"})
+_HELD = {"a_in_b": 0, "x_in_y": 0, "b_in_a": 1, "y_in_x": 1}
+
+
+def contained_books(relations: Iterable[tuple[str, str, str, str | None]]) -> set[str]:
+    """Books that are a part or an abridgement of another book.
+
+    ``relations``: ``(a, b, relation, direction)`` with the direction as stored (``a_in_b`` /
+    ``b_in_a``) or as compared (``x_in_y`` / ``y_in_x``). A containment without a direction
+    says nothing about which book is the part, so it marks neither.
+    """
+    held: set[str] = set()
+    for a, b, relation, direction in relations:
+        if relation in CONTAINMENT_RELATIONS and direction in _HELD:
+            held.add((a, b)[_HELD[direction]])
+    return held
+
+
+def scan_noise(n_words: int | None, n_unique: int | None) -> float:
+    """Words seen once per word of text: OCR errors turn common words into one-off strings,
+    so among editions of the same text (about the same length) the noisier scan has more.
+    Unknown counts rank last (1.0)."""
+    if not n_words or n_unique is None:
+        return 1.0
+    return n_unique / n_words
+
+
+def representative_key(
+    book_id: str, contained: set[str], stats: Mapping[str, tuple[int | None, int | None]]
+) -> tuple[bool, float, int, str]:
+    """Sort key of a cluster member, best first: not a part or an abridgement of another
+    book, then the least noisy scan, then the longest text, then the smallest id (stable)."""
+    n_words, n_unique = stats.get(book_id, (None, None))
+    noise = round(scan_noise(n_words, n_unique), 4)  # same scan twice: ties go to length
+    return (book_id in contained, noise, -(n_words or 0), book_id)
+
+
+def representative_ranks(
+    clusters: Mapping[str, str],
+    contained: set[str],
+    stats: Mapping[str, tuple[int | None, int | None]],
+) -> dict[str, int]:
+    """Every book's place in its cluster, 0 for the cluster's representative.
+
+    ``clusters``: book → cluster id (``assign_clusters``); ``stats``: book →
+    ``(n_words, n_unique)``. Deterministic whatever the input order.
+    """
+    members: dict[str, list[str]] = {}
+    for book_id, cid in clusters.items():
+        members.setdefault(cid, []).append(book_id)
+    ranks: dict[str, int] = {}
+    for group in members.values():
+        group.sort(key=lambda b: representative_key(b, contained, stats))
+        for rank, book_id in enumerate(group):
+            ranks[book_id] = rank
+    return ranks

@@ -5,15 +5,25 @@ withdrawn, a pair no longer found) splits what it held together; only books whos
 are written, so a run that changes nothing writes nothing. The new ids are written with
 automatic refresh paused and published by one refresh, so catalog search never collapses on a
 half-applied clustering (a cluster split across its old and new id).
+
+With the ids, each book gets its place in its edition cluster (``edition_rank``, 0 for the
+book search shows for the cluster: ``bookdup.cluster.representative_ranks``) and whether it is
+a part or an abridgement of another indexed book (``partial``), which search ranks lower.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from elasticsearch import Elasticsearch
 
-from bookdup.cluster import assign_clusters, edition_edges, work_edges
+from bookdup.cluster import (
+    assign_clusters,
+    contained_books,
+    edition_edges,
+    representative_ranks,
+    work_edges,
+)
 from indexer.failpoints import failpoint
 from store.bulk import bulk_write
 from store.iterate import iter_documents
@@ -23,37 +33,66 @@ from store.schema import IndexNames, paused_refresh, refresh
 CLUSTER_LOCK = "dedup"
 
 
+#: What the cluster stage writes on a book: its cluster ids, rank and partial flag.
+Stored = tuple[str | None, str | None, int | None, bool | None]
+STORED_FIELDS = ["edition_cluster", "work_cluster", "edition_rank", "partial"]
+
+
 @dataclass(frozen=True)
 class Clustering:
-    """Edition and work cluster id of every book, and what the index holds today."""
+    """Edition and work cluster id of every book, its rank in its edition cluster, whether it
+    is a part or an abridgement of another book, and what the index holds today."""
 
     editions: dict[str, str]
     works: dict[str, str]
-    current: dict[str, tuple[str | None, str | None]]
+    current: dict[str, Stored]
+    ranks: dict[str, int] = field(default_factory=dict)
+    partial: frozenset[str] = frozenset()
+
+    def computed(self, book_id: str) -> Stored:
+        return (
+            self.editions[book_id],
+            self.works[book_id],
+            self.ranks.get(book_id, 0),
+            book_id in self.partial,
+        )
 
     def changed(self) -> list[str]:
-        """Books whose stored cluster ids differ from the computed ones."""
+        """Books whose stored cluster ids, rank or flag differ from the computed ones."""
         return [
-            book_id
-            for book_id, stored in self.current.items()
-            if stored != (self.editions[book_id], self.works[book_id])
+            book_id for book_id, stored in self.current.items() if stored != self.computed(book_id)
         ]
 
 
 def compute_clusters(client: Elasticsearch, names: IndexNames) -> Clustering:
     """Union-find over the stored relations between books that are still indexed."""
     relations = [
-        (h["_source"]["a"], h["_source"]["b"], h["_source"]["relation"])
-        for h in iter_documents(client, names.relations, source=["a", "b", "relation"])
+        (s["a"], s["b"], s["relation"], s.get("direction"))
+        for s in (
+            h["_source"]
+            for h in iter_documents(
+                client, names.relations, source=["a", "b", "relation", "direction"]
+            )
+        )
     ]
-    current = {
-        h["_id"]: (h["_source"].get("edition_cluster"), h["_source"].get("work_cluster"))
-        for h in iter_documents(client, names.books, source=["edition_cluster", "work_cluster"])
-    }
+    current: dict[str, Stored] = {}
+    stats: dict[str, tuple[int | None, int | None]] = {}
+    for h in iter_documents(client, names.books, source=[*STORED_FIELDS, "n_words", "n_unique"]):
+        src = h["_source"]
+        current[h["_id"]] = (
+            src.get("edition_cluster"),
+            src.get("work_cluster"),
+            src.get("edition_rank"),
+            src.get("partial"),
+        )
+        stats[h["_id"]] = (src.get("n_words"), src.get("n_unique"))
     known = [r for r in relations if r[0] in current and r[1] in current]
-    editions = assign_clusters(current, edition_edges(known))
-    works = assign_clusters(current, work_edges(known))
-    return Clustering(editions, works, current)
+    pairs = [(a, b, rel) for a, b, rel, _ in known]
+    editions = assign_clusters(current, edition_edges(pairs))
+    works = assign_clusters(current, work_edges(pairs))
+    contained = contained_books(known)
+    ranks = representative_ranks(editions, contained, stats)
+    return Clustering(editions, works, current, ranks, frozenset(contained))
 
 
 def apply_clusters(client: Elasticsearch, names: IndexNames, clustering: Clustering) -> int:
@@ -63,10 +102,7 @@ def apply_clusters(client: Elasticsearch, names: IndexNames, clustering: Cluster
             "_op_type": "update",
             "_index": names.books,
             "_id": book_id,
-            "doc": {
-                "edition_cluster": clustering.editions[book_id],
-                "work_cluster": clustering.works[book_id],
-            },
+            "doc": dict(zip(STORED_FIELDS, clustering.computed(book_id), strict=True)),
         }
         for book_id in clustering.changed()
     )

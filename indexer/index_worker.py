@@ -25,8 +25,11 @@ from bookdup.features import (
     unique_sample_terms,
 )
 from bookdup.model import Book
+from bookdup.titles import title_from_text
 from readers import DEFAULT_MAX_BOOK_BYTES, ReadError, Source, read_source
 
+#: Pages searched for a title the text names (bookdup.titles reads their first characters).
+TITLE_PAGES = 3
 EXCERPT_WORDS = 300  # enough text for catalog search snippets without storing whole books
 MAX_ID_BYTES = 512  # Elasticsearch refuses a longer _id, and with it the whole bulk request
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -68,6 +71,12 @@ def _excerpt(book: Book) -> str:
     return " ".join(words[:EXCERPT_WORDS])
 
 
+def found_title(book: Book) -> str | None:
+    """The title the book's opening pages name (``bookdup.titles``), kept beside the reader's
+    title: the read side shows it, in brackets, when the reader gave none."""
+    return title_from_text("\n".join(book.pages[:TITLE_PAGES]))
+
+
 def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any]:
     """The books-index document for one book (runs in worker processes)."""
     features = extract_features(book, params)
@@ -89,6 +98,7 @@ def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict
         # which are always present in freshly extracted features
         "n_unique": len(features.unique),
         "flags": list(features.flags),
+        "found_title": found_title(book),
         "excerpt": _excerpt(book),
         "bands": list(features.bands),
         "uniq": unique_sample_terms(features, uniq_modulus),
@@ -98,6 +108,9 @@ def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict
         "extra": book.extra,
         "edition_cluster": own_cluster,
         "work_cluster": own_cluster,
+        # a singleton until the next dedup run's cluster stage (indexer.clustering)
+        "edition_rank": 0,
+        "partial": False,
     }
 
 

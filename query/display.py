@@ -6,11 +6,11 @@ the CLI, the JSON API and the review page say the same ("this book is contained 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from bookdup.classify import RELATIONS
+from bookdup.titles import is_digitiser_header, title_from_text
 from bookdup.vocabulary import CLASS_LABELS, direction_words, relation_label
 
 __all__ = [
@@ -25,30 +25,30 @@ __all__ = [
 #: Relation classes in the order a reader wants them: strongest first (the classifier's order).
 CLASS_ORDER = tuple(r for r in RELATIONS if r != "UNRELATED")
 
-_GUTENBERG_TITLE = re.compile(
-    r"\bTitle:\s*(.+?)\s+(?:Author|Release [Dd]ate|Language|Credits|Editor|Translator|"
-    r"Illustrator|Posting [Dd]ate|Most recently updated):"
-)
-_EBOOK_OF = re.compile(r"\beBook of\s+(.+?)(?:,\s+by\s+|\s+This eBook\b)")
 UNTITLED_WORDS = 8
 
 
 def display_title(doc: Mapping[str, Any]) -> str:
-    """The book's title; without one, a title found in its opening text, else its first words.
+    """The book's title (metadata); without one, the title its opening text names
+    (``found_title``, found at index time: a Gutenberg ``Title:`` line, else X of a
+    digitiser's header ``The Project Gutenberg Etext of X``), else its first words — never the
+    header line itself.
 
-    Plain-text books get their metadata from a ``.json`` sidecar (see README); when there is
-    none the title is guessed at display time and marked with brackets.
+    Plain-text books get their metadata from a ``.json`` sidecar (see README); a title found
+    in the text is marked with brackets. A document indexed before ``found_title`` existed has
+    it looked for in its excerpt.
     """
     title = doc.get("title")
     if title:
         return str(title)
     excerpt = str(doc.get("excerpt") or "")
-    for pattern in (_GUTENBERG_TITLE, _EBOOK_OF):
-        found = pattern.search(excerpt[:2000])
-        if found:
-            return f"[{found.group(1).strip()[:120]}]"
+    found = doc.get("found_title") or title_from_text(excerpt)
+    if found:
+        return f"[{found}]"
     words = excerpt.split()[:UNTITLED_WORDS]
-    return f"[{' '.join(words)}…]" if words else "[untitled]"
+    if words and not is_digitiser_header(" ".join(words)):
+        return f"[{' '.join(words)}…]"
+    return "[untitled]"
 
 
 def percent(value: float) -> str:

@@ -7,6 +7,14 @@ aggregation on the same field (exact below 40,000 groups, HyperLogLog's precisio
 Each hit carries its cluster's real size (every book in it, not only those matching the query),
 its editions and its translations, counted with one more request over the page's clusters.
 
+The book shown for a cluster is its representative, chosen by the dedup job when it computed
+the clusters (``edition_rank`` 0: the container over its parts, the full text over an
+abridgement, the cleanest scan; ``bookdup.cluster.representative_ranks``): the collapsed groups
+are ordered by their best-scoring book, and the first inner hit, sorted by rank, is the book
+shown. A book that is a part or an abridgement of another (``partial``) scores
+``PARTIAL_WEIGHT`` of its relevance, so the full text's cluster comes first. An index the dedup
+job has not ranked yet (no ``edition_rank``) shows the best-scoring book as before.
+
 Text matching: the books index analyses title, author and opening text twice, with the
 ``standard`` analyzer and with ``simple`` (letters only, so "Scrooge's" is also "scrooge");
 the integ-test distribution has no language analyzers (no analysis-common), so no stemming.
@@ -30,20 +38,27 @@ MAX_PER_PAGE = 100
 #: index.max_result_window: from + size beyond it is refused by Elasticsearch.
 MAX_WINDOW = 10_000
 MEMBERS_SHOWN = 5
+#: Relevance kept by a book that is a part or an abridgement of another indexed book.
+PARTIAL_WEIGHT = 0.5
 HIT_FIELDS = [
     "book_id",
     "title",
     "author",
+    "found_title",
     "language",
     "year",
     "edition_cluster",
     "work_cluster",
     "excerpt",
 ]
-MEMBER_FIELDS = ["book_id", "title", "language", "year", "excerpt"]
+#: What a hit's document is read with: its fields, and whether it is a part or an abridgement.
+SOURCE_FIELDS = [*HIT_FIELDS, "partial"]
+MEMBER_FIELDS = ["book_id", "title", "found_title", "language", "year", "excerpt"]
 SEARCH_FIELDS = [
     "title^3",
     "title.words^3",
+    "found_title^2",
+    "found_title.words^2",
     "author^2",
     "author.words^2",
     "excerpt",
@@ -74,7 +89,30 @@ def _query(text: str, filters: dict[str, Any]) -> dict[str, Any]:
     if years:
         clauses.append({"range": {"year": {"gte": years.get("from"), "lte": years.get("to")}}})
     match = {"multi_match": {"query": text, "fields": SEARCH_FIELDS, "tie_breaker": 0.3}}
-    return {"bool": {"must": [match], "filter": clauses}}
+    scored = {
+        "function_score": {
+            "query": match,
+            "functions": [{"filter": {"term": {"partial": True}}, "weight": PARTIAL_WEIGHT}],
+            "boost_mode": "multiply",
+            "score_mode": "multiply",
+        }
+    }
+    return {"bool": {"must": [scored], "filter": clauses}}
+
+
+def _member_sort(collapse: str) -> list[dict[str, Any]]:
+    """Order of a cluster's matching books: its representative first (see module docstring).
+
+    An edition cluster: by the stored rank. A work cluster holds several languages and
+    editions: the complete texts first, then relevance (the query's language), then the rank
+    in the edition cluster. ``unmapped_type``: an index created before these fields sorts
+    them as missing, by relevance."""
+    rank = {"edition_rank": {"order": "asc", "missing": "_last", "unmapped_type": "integer"}}
+    relevance = [{"_score": "desc"}, {"book_id": "asc"}]
+    if collapse == "edition":
+        return [rank, *relevance]
+    partial = {"partial": {"order": "asc", "missing": "_first", "unmapped_type": "boolean"}}
+    return [partial, relevance[0], rank, relevance[1]]
 
 
 def _body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> dict[str, Any]:
@@ -85,7 +123,7 @@ def _body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> 
         "sort": [{"_score": "desc"}, {"book_id": "asc"}],
         "track_scores": True,
         "track_total_hits": True,
-        "_source": HIT_FIELDS,
+        "_source": SOURCE_FIELDS,
     }
     if collapse != "none":
         field = CLUSTER_FIELDS[collapse]
@@ -94,8 +132,8 @@ def _body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> 
             "inner_hits": {
                 "name": "members",
                 "size": MEMBERS_SHOWN,
-                "_source": MEMBER_FIELDS,
-                "sort": [{"_score": "desc"}, {"book_id": "asc"}],
+                "_source": SOURCE_FIELDS,
+                "sort": _member_sort(collapse),
             },
         }
         body["aggs"] = {"groups": {"cardinality": {"field": field, "precision_threshold": 40000}}}
@@ -144,11 +182,15 @@ def cluster_counts(
 
 
 def _hit(raw: dict[str, Any], collapse: str) -> dict[str, Any]:
-    src = raw["_source"]
+    inner = raw.get("inner_hits", {}).get("members")
+    # the cluster's representative: its first member (`_member_sort`); the group's score
+    # stays its best book's, the score the groups are ordered by
+    shown = inner["hits"]["hits"][0] if inner and inner["hits"]["hits"] else raw
+    src = shown["_source"]
     item = {k: src.get(k) for k in HIT_FIELDS if k != "excerpt"}
     item["display_title"] = display_title(src)
     item["score"] = raw.get("_score")
-    inner = raw.get("inner_hits", {}).get("members")
+    item["_partial"] = bool(src.get("partial"))
     if inner:
         item["matching"] = inner["hits"]["total"]["value"]
         item["members"] = [
@@ -162,6 +204,23 @@ def _hit(raw: dict[str, Any], collapse: str) -> dict[str, Any]:
         item["matching"] = 1
         item["members"] = [{k: item[k] for k in ("book_id", "title", "language", "year")}]
     return item
+
+
+def complete_first(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The page's hits with, within each work, the complete texts before the parts and
+    abridgements: the places a work's hits hold on the page are refilled with them in that
+    order (relevance kept otherwise). Halving a part's relevance (``PARTIAL_WEIGHT``) is not
+    always enough: a children's abridgement titled "Alice in Wonderland" whose opening says
+    "Alice" at every line outscores the full text by more than that."""
+    places: dict[Any, list[int]] = {}
+    for i, hit in enumerate(hits):
+        places.setdefault(hit.get("work_cluster") or ("book", hit.get("book_id")), []).append(i)
+    out = list(hits)
+    for indices in places.values():
+        ordered = sorted((hits[i] for i in indices), key=lambda h: bool(h.get("_partial")))
+        for i, hit in zip(indices, ordered, strict=True):
+            out[i] = hit
+    return out
 
 
 def _add_counts(hit: dict[str, Any], collapse: str, ed: dict, wk: dict) -> None:
@@ -206,6 +265,8 @@ def search(
             f"{last} page{'s' if last > 1 else ''} of {per_page}"
         )
     hits = [_hit(h, collapse) for h in response["hits"]["hits"]]
+    if collapse != "none":  # a flat list stays in order of (weighted) relevance
+        hits = complete_first(hits)
     ed, wk = cluster_counts(
         client,
         index,
@@ -214,6 +275,7 @@ def search(
     )
     for hit in hits:
         _add_counts(hit, collapse, ed, wk)
+        del hit["_partial"]
     return {
         "query": text,
         "collapse": collapse,

@@ -20,6 +20,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from bookdup.features import stem_sample_from_doc
+from bookdup.titles import title_from_text
 from store.bulk import bulk_write
 from store.iterate import iter_documents
 from store.retry import with_retries
@@ -39,8 +40,21 @@ def add_stems(source: dict[str, Any]) -> dict[str, Any]:
     return {**source, "stems": stem_sample_from_doc(features)}
 
 
+def add_found_title(source: dict[str, Any]) -> dict[str, Any]:
+    """Books v2 → v3: the title the opening text names (``found_title``), from the excerpt.
+    ``edition_rank`` and ``partial`` are left to the next dedup run's cluster stage."""
+    if "found_title" in source:
+        return source
+    return {**source, "found_title": title_from_text(str(source.get("excerpt") or ""))}
+
+
+def upgrade_book(source: dict[str, Any]) -> dict[str, Any]:
+    """A books document of any older version brought to the current one."""
+    return add_found_title(add_stems(source))
+
+
 #: Per logical index, what a migrated document goes through on its way to the new version.
-TRANSFORMS: dict[str, Transform] = {"books": add_stems}
+TRANSFORMS: dict[str, Transform] = {"books": upgrade_book}
 
 
 def load_definition(name: str) -> dict[str, Any]:

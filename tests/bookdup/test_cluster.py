@@ -129,3 +129,68 @@ def test_other_translations_share_a_work_never_an_edition():
     assert editions["taylor"] == editions["taylor-reprint"] != editions["swanwick"]
     assert editions["taylor"] != editions["taylor-for-children"]
     assert len(set(works.values())) == 1
+
+
+# --- representatives -----------------------------------------------------------------------
+
+
+def test_contained_books_follow_the_stored_or_compared_direction():
+    from bookdup.cluster import contained_books
+
+    relations = [
+        ("part1", "whole", "CONTIGUOUS_SUBSET", "a_in_b"),
+        ("full", "kids", "ABRIDGED", "b_in_a"),
+        ("x", "y", "CONTIGUOUS_SUBSET", "x_in_y"),
+        ("p", "q", "CONTIGUOUS_SUBSET", None),  # no direction: neither is marked
+        ("e1", "e2", "DIFFERENT_PAGINATION", None),
+        ("t1", "t2", "TRANSLATION", "a_in_b"),  # not a same-language containment
+    ]
+    assert contained_books(relations) == {"part1", "kids", "x"}
+
+
+def test_representative_is_the_container_the_full_text_and_the_cleanest_scan():
+    from bookdup.cluster import representative_ranks
+
+    clusters = {
+        # a volume (listed first, smallest id) and its complete edition
+        "a-part1": "c1",
+        "b-complete": "c1",
+        # a full text and its abridgement
+        "a-abridged": "c2",
+        "z-full": "c2",
+        # three scans of one text: the noisiest has the most one-off words per word
+        "a-noisy": "c3",
+        "b-clean": "c3",
+        "c-middle": "c3",
+        "solo": "c4",
+    }
+    contained = {"a-part1", "a-abridged"}
+    stats = {
+        "a-part1": (9_707, 2_000),
+        "b-complete": (73_840, 9_000),
+        "a-abridged": (12_767, 2_500),
+        "z-full": (29_465, 5_000),
+        "a-noisy": (30_000, 9_000),
+        "b-clean": (30_000, 5_000),
+        "c-middle": (30_000, 6_000),
+    }
+    ranks = representative_ranks(clusters, contained, stats)
+    assert ranks["b-complete"] == 0 and ranks["a-part1"] == 1
+    assert ranks["z-full"] == 0 and ranks["a-abridged"] == 1
+    assert (ranks["b-clean"], ranks["c-middle"], ranks["a-noisy"]) == (0, 1, 2)
+    assert ranks["solo"] == 0  # no stats: still ranked, alone
+    # the same answer whatever order the books come in
+    shuffled = dict(random.Random(7).sample(sorted(clusters.items()), len(clusters)))
+    assert representative_ranks(shuffled, contained, stats) == ranks
+
+
+def test_a_part_stays_behind_a_container_even_when_cleaner():
+    from bookdup.cluster import representative_ranks
+
+    clusters = {"part": "c", "whole": "c"}
+    # the part's scan is cleaner (fewer one-off words per word: it is shorter), but it is a part
+    stats = {"part": (10_000, 1_000), "whole": (70_000, 12_000)}
+    assert representative_ranks(clusters, {"part"}, stats) == {"whole": 0, "part": 1}
+    # equal noise: the longer text first
+    stats = {"part": (10_000, 1_000), "whole": (20_000, 2_000)}
+    assert representative_ranks(clusters, set(), stats) == {"whole": 0, "part": 1}

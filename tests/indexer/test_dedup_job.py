@@ -135,6 +135,24 @@ def test_clusters_group_editions_and_works(deduped) -> None:
     assert summary.clusters_updated == len(PRIDE_EDITIONS) - 1 + 1  # 4 pride books + alice-en
 
 
+def test_the_cleanest_complete_edition_represents_its_cluster(es_client, deduped) -> None:
+    """The edition cluster's rank: the clean complete editions first, the noisy scan after
+    them, the first volume last (a part of the others), flagged as partial."""
+    names = deduped[0]
+    fields = ["edition_rank", "partial"]
+    ranks = {
+        h["_id"]: (h["_source"]["edition_rank"], h["_source"]["partial"])
+        for h in iter_documents(es_client, names.books, source=fields)
+    }
+    assert sorted(ranks[b] for b in (PRIDE, PRIDE_EXACT, PRIDE_REPAG)) == [
+        (0, False),
+        (1, False),
+        (2, False),
+    ]
+    assert (ranks[PRIDE_NOISY], ranks[PRIDE_VOL]) == ((3, False), (4, True))
+    assert ranks[ALICE_EN] == ranks[ALICE_DE] == (0, False)  # a translation is no part
+
+
 def book_versions(client, names: IndexNames) -> dict[str, int]:
     client.indices.refresh(index=names.books)
     body = client.search(index=names.books, size=100, version=True, source=False).body

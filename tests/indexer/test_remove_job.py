@@ -32,6 +32,14 @@ def _relations(client, names) -> dict[str, tuple[str, str | None]]:
     }
 
 
+def _ranks(client, names) -> dict[str, tuple[int, bool]]:
+    """Each book's place in its edition cluster and whether it is a part of another book."""
+    return {
+        h["_id"]: (h["_source"]["edition_rank"], h["_source"]["partial"])
+        for h in iter_documents(client, names.books, source=["edition_rank", "partial"])
+    }
+
+
 def test_removing_the_linking_book_splits_its_cluster(
     es_client, index_names, tmp_path: Path
 ) -> None:
@@ -54,6 +62,9 @@ def test_removing_the_linking_book_splits_its_cluster(
     joined = cluster_id([WHOLE, FIRST, LAST])
     before = _clusters(es_client, index_names)
     assert {before[b] for b in (WHOLE, FIRST, LAST)} == {(joined, joined)}
+    ranks = _ranks(es_client, index_names)
+    assert ranks[WHOLE] == (0, False)  # the whole shown for its parts
+    assert {ranks[FIRST], ranks[LAST]} == {(1, True), (2, True)}
 
     removed = run_remove(es_client, index_names, [WHOLE, "never-indexed"])
     assert (removed.books_removed, removed.relations_removed) == (1, 2)
@@ -63,8 +74,14 @@ def test_removing_the_linking_book_splits_its_cluster(
     assert WHOLE not in after
     for book in (FIRST, LAST, OTHER):
         assert after[book] == (cluster_id([book]), cluster_id([book]))
-    # "part-first" was the cluster's smallest id, so only "part-last" had to change
-    assert removed.clusters_updated == 1
+    # "part-first" was the cluster's smallest id, so only "part-last" had to change its ids;
+    # both parts lose their place behind the whole (rank, partial flag): two books rewritten
+    assert removed.clusters_updated == 2
+    assert _ranks(es_client, index_names) == {
+        FIRST: (0, False),
+        LAST: (0, False),
+        OTHER: (0, False),
+    }
     run = get_run(es_client, index_names, removed.run_id)
     assert run["status"] == "finished"
     assert run["skipped"] == [{"book": "never-indexed", "reason": "not in the index"}]

@@ -124,6 +124,35 @@ def test_catalog_search_returns_one_hit_per_edition_cluster(es_client, real) -> 
     assert [r["book_id"] for r in german] == [ALICE_DE]
 
 
+def test_search_shows_each_cluster_by_its_most_complete_book(es_client, real) -> None:
+    """The Tom Sawyer cluster is shown by the complete book, not its Part 1; "Alice" leads with
+    a complete Alice, the abridged children's edition after it (issue 26, item 3)."""
+    names = real[0]
+    fields = ["edition_rank", "partial"]
+    stored = {
+        h["_id"]: (h["_source"]["edition_rank"], h["_source"]["partial"])
+        for h in iter_documents(es_client, names.books, source=fields)
+    }
+    assert stored[TOM] == (0, False) and stored[TOM_PART1] == (1, True)
+    assert stored[STORYLAND] == (0, True)  # alone in its edition cluster, but an abridgement
+    assert sorted(stored[b] for b in FULL_ALICE) == [(0, False), (1, False)]
+
+    for collapse in ("edition", "work"):
+        hits = catalog_search(es_client, names.books, "Tom Sawyer", collapse=collapse)
+        (tom,) = [h for h in hits if h["edition_cluster"] == cluster_id([TOM, TOM_PART1])]
+        assert tom["book_id"] == TOM, collapse
+        assert tom["display_title"] == "[The Adventures of Tom Sawyer, Complete]"
+        assert {m["book_id"] for m in tom["editions"]} == {TOM, TOM_PART1}
+        assert tom["editions"][0]["book_id"] == TOM
+
+    hits = [h["book_id"] for h in catalog_search(es_client, names.books, "Alice", size=20)]
+    alices = [b for b in hits if b in ALICE]
+    assert alices[0] in FULL_ALICE and STORYLAND in alices, hits
+    works = catalog_search(es_client, names.books, "Alice", collapse="work", size=20)
+    (alice,) = [h for h in works if h["work_cluster"] == cluster_id([*ALICE, ALICE_DE])]
+    assert alice["book_id"] in FULL_ALICE
+
+
 # --- other editions / translations ---------------------------------------------------------
 
 

@@ -43,6 +43,38 @@ def test_migrate_copies_documents_and_swaps_alias(es_client, index_names):
     es_client.indices.delete(index=old)
 
 
+#: Fields a books v1 index did not have (stems: v2; found_title, edition_rank, partial: v3).
+V1_LACKS = ("stems", "found_title", "edition_rank", "partial")
+
+
+def test_books_v2_gain_a_found_title_from_their_excerpt_when_migrated(
+    es_client, index_names
+) -> None:
+    """A v2 catalogue (no found_title, no ranks) is upgraded in place: a book whose text opens
+    with a digitiser's header gets the title the header names, not the header."""
+    definition = load_definition("books")
+    mappings = json.loads(json.dumps(definition["mappings"]))
+    for added in ("found_title", "edition_rank", "partial"):
+        del mappings["properties"][added]
+    mappings["_meta"]["schema_version"] = 2
+    alias, v2 = index_names.books, index_names.concrete("books", 2)
+    es_client.indices.delete(index=index_names.concrete("books", definition["version"]))
+    es_client.indices.create(index=v2, settings=definition["settings"], mappings=mappings)
+    es_client.indices.update_aliases(actions=[{"add": {"index": v2, "alias": alias}}])
+    excerpt = (
+        "The Project Gutenberg Etext of Die Leiden des jungen Werther--Buch 1 #26 in our "
+        "series by Johann Wolfgang von Goethe Copyright laws are changing"
+    )
+    doc = {"book_id": "w1", "excerpt": excerpt, "edition_cluster": "c-1", "work_cluster": "c-1"}
+    es_client.index(index=alias, id="w1", document=doc, refresh=True)
+
+    ensure_indices(es_client, index_names)
+
+    migrated = es_client.get(index=alias, id="w1")["_source"]
+    assert migrated == {**doc, "found_title": "Die Leiden des jungen Werther--Buch 1"}
+    es_client.indices.delete(index=v2)
+
+
 def test_books_v1_gain_stems_when_migrated(es_client, index_names) -> None:
     """A catalogue indexed before the stems field existed is upgraded in place: its books get
     the stems a fresh index would give them, computed from their stored features."""
@@ -51,12 +83,14 @@ def test_books_v1_gain_stems_when_migrated(es_client, index_names) -> None:
     from indexer.index_worker import build_document
 
     definition = load_definition("books")
-    assert definition["version"] == 2
+    current = definition["version"]
+    assert current == 3
     mappings = json.loads(json.dumps(definition["mappings"]))
-    del mappings["properties"]["stems"]
+    for added in V1_LACKS:
+        del mappings["properties"][added]
     mappings["_meta"]["schema_version"] = 1
     alias, v1 = index_names.books, index_names.concrete("books", 1)
-    es_client.indices.delete(index=index_names.concrete("books", 2))
+    es_client.indices.delete(index=index_names.concrete("books", current))
     es_client.indices.create(index=v1, settings=definition["settings"], mappings=mappings)
     es_client.indices.update_aliases(actions=[{"add": {"index": v1, "alias": alias}}])
     text = "The houses of the village stood along the river where the children played. " * 3
@@ -67,13 +101,17 @@ def test_books_v1_gain_stems_when_migrated(es_client, index_names) -> None:
     )
     fresh = build_document(book, 1, FeatureParams())
     assert fresh["stems"], "an English book has stems"
-    old = {k: v for k, v in fresh.items() if k != "stems"}
+    old = {k: v for k, v in fresh.items() if k not in V1_LACKS}
     es_client.index(index=alias, id="b1", document=old, refresh=True)
 
     ensure_indices(es_client, index_names)
 
-    assert list(es_client.indices.get_alias(name=alias).body) == [index_names.concrete("books", 2)]
+    target = index_names.concrete("books", current)
+    assert list(es_client.indices.get_alias(name=alias).body) == [target]
     migrated = es_client.get(index=alias, id="b1")["_source"]
     assert migrated["stems"] == fresh["stems"]
-    assert {k: v for k, v in migrated.items() if k != "stems"} == old
+    assert migrated["found_title"] == fresh["found_title"]
+    # the rank fields are the next dedup run's to write
+    assert {k: v for k, v in migrated.items() if k not in V1_LACKS} == old
+    assert "edition_rank" not in migrated and "partial" not in migrated
     es_client.indices.delete(index=v1)
