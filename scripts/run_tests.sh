@@ -10,6 +10,9 @@ port="${BOOKDUP_TEST_ES_PORT:-9260}"
 data="${BOOKDUP_TEST_ES_DATA:-${TMPDIR:-/tmp}/bookdup-test-es-$port}"
 es8_version="${BOOKDUP_TEST_ES8_VERSION:-8.19.21}"
 es8_port=$((port + 20))
+# pytest-xdist workers: the suite mostly waits (node starts, retry budgets, jobs in
+# subprocesses), so more workers than the 2 cores pay; BOOKDUP_TEST_WORKERS=0 runs in-process
+workers="${BOOKDUP_TEST_WORKERS:-3}"
 
 # Each pass: a node on one port (transport on port + 100), pytest against it, the node down.
 run_pass() {  # version port data pytest-args...
@@ -18,7 +21,7 @@ run_pass() {  # version port data pytest-args...
   local env=(BOOKDUP_ES_PORT="$node_port" BOOKDUP_ES_DATA="$node_data"
              ELASTICSEARCH_URL="http://127.0.0.1:$node_port")
   env "${env[@]}" bookdup es up ${version:+--version "$version"} || return 1
-  env "${env[@]}" python -m pytest -q -p no:cacheprovider "$@"
+  env "${env[@]}" python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup "$@"
   local status=$?
   env "${env[@]}" bookdup es down || true
   return $status

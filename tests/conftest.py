@@ -25,6 +25,8 @@ OWN_PREFIX = "BOOKDUP_"
 #: Fixtures whose use means a test talks to the suite's node: such tests are marked ``es``,
 #: so the quick tier (`make check`: ``-m "not es"``) runs everything else without a node.
 NODE_FIXTURES = frozenset({"es_client", "es_settings"})
+#: Test packages whose package-scoped fixture indexes and deduplicates real books once.
+SHARED_INDEX_PACKAGES = frozenset({"query", "server"})
 
 
 def _drop_own_variables(mp: pytest.MonkeyPatch) -> None:
@@ -38,6 +40,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if NODE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.es)
+        item.add_marker(pytest.mark.xdist_group(_group(item)))
+
+
+def _group(item: pytest.Item) -> str:
+    """The unit `make test` hands to one worker (``--dist loadgroup``): a module, or a whole
+    package where a package-scoped fixture indexes real books, so each index is built once."""
+    path = Path(str(item.fspath)).relative_to(REPO / "tests")
+    shared = path.parts[0] in SHARED_INDEX_PACKAGES
+    return path.parts[0] if shared else path.as_posix()
 
 
 @pytest.fixture(scope="session", autouse=True)
