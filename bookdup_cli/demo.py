@@ -143,5 +143,5 @@ def _print_against_truth(truth: list[dict[str, Any]], relations: list[dict[str, 
         if not diffs[kind]:
             continue
         click.echo(f"{heading}: {len(diffs[kind])}")
-        for first, second, true, found in diffs[kind]:
-            click.echo(f"  {first} ~ {second}: truth {true}, found {found}")
+        for first, second, true, found_as in diffs[kind]:
+            click.echo(f"  {first} ~ {second}: truth {true}, found {found_as}")
