@@ -244,7 +244,9 @@ def _print_explain(e: dict[str, Any]) -> None:
         echo_table(rows)
     if e["signals"]:
         click.echo("\nsignals:")
-        echo_table([[f"  {k}", v] for k, v in e["signals"].items()])
+        labels = e.get("signal_labels") or {}
+        rows = [[f"  {labels.get(k, k)}", v] for k, v in e["signals"].items() if v is not None]
+        echo_table(rows)
 
 
 @click.command("explain")

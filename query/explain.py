@@ -28,7 +28,7 @@ from bookdup.relate import direction_from_side, plan_pair
 from bookdup.signals import SIGNAL_PARAMS, describe_neighbours
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_unique
-from bookdup.vocabulary import direction_words, part_direction, relation_sentence
+from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
 from query.related import page_mapping
@@ -238,6 +238,7 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
         "page_mapping": page_mapping(result["signals"], this_is_x=True),
         "alignment": data,
         "shared_pages": shared_pages,
+        "signal_labels": {k: signal_label(k) for k in result["signals"] or {}},
         "stored": _stored(rs, a, b),
     }
     out["decision"] = decision_path(out)
