@@ -8,10 +8,14 @@ Paths clients can rely on (the OpenAPI document is at ``/openapi.json``):
 - ``POST /api/match``: a text (``text/plain``, or JSON ``{"text": ...}``) or a file
   (``multipart/form-data``, field ``file``, any format the readers know)
 
-Safety: the indices are fixed when the app is made (no request names an index); bodies over
-``max_body`` bytes are refused (413); every error is a JSON ``{"error": ...}`` with a 4xx or
-5xx status and never a stack trace, an Elasticsearch URL or a credential; the interactive
-``/docs`` page is off (it loads scripts from a CDN).
+Safety: the indices are fixed when the app is made (no request names an index, and no answer
+names one); ``server.limits.Guard`` in front of it allows loopback Host names (and
+``allowed_hosts``), refuses cross-origin POSTs (403) and bodies over ``max_body`` bytes (413),
+and puts the security headers on every answer; every error is a JSON ``{"error": ...}`` with a
+4xx or 5xx status and never a stack trace, a server path, an Elasticsearch URL or a
+credential; related and match answer public fields only (an allow-list); the OpenAPI
+document lists every status and match's request body; the interactive ``/docs`` page is off
+(it loads scripts from a CDN).
 """
 
 from __future__ import annotations
@@ -195,7 +199,12 @@ async def _book_from_request(request: Request) -> Any:
         if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
             raise BadRequest('a JSON match request looks like {"text": "...", "title": "..."}')
         title = payload.get("title")
-        return book_from_text(payload["text"], title=title if isinstance(title, str) else None)
+        title = title if isinstance(title, str) else None
+        try:  # JSON's \ud800 escapes decode to lone surrogates, no text
+            payload["text"].encode("utf-8"), (title or "").encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise BadRequest("the body is not valid JSON: a lone surrogate (\\ud800)") from exc
+        return book_from_text(payload["text"], title=title)
     if kind in ("text/plain", ""):
         charset = _charset(request.headers.get("content-type", ""))
         try:
