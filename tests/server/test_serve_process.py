@@ -139,7 +139,7 @@ def test_malformed_http_is_a_json_400_with_the_headers(port) -> None:
     for raw in (
         b"GARBAGE\r\n\r\n",
         b"GET /api/search?q=a HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n",
-        b"GET /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n",
+        b"GET /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nX: a\x00b\r\n\r\n",
     ):
         assert "malformed" in error_of(exchange(port, raw), 400)
 
