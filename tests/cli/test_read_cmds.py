@@ -224,6 +224,7 @@ def test_sync_into_a_catalog_index(es_client, corpus) -> None:
 def test_serve_binds_loopback_by_default() -> None:
     result = CliRunner().invoke(cli, ["serve", "--help"])
     assert "--host TEXT" in result.output and "[default: 127.0.0.1]" in result.output
+    assert "--allowed-host NAME" in result.output  # issue 30: other Host names, repeatable
     assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
     assert not _is_loopback("0.0.0.0") and not _is_loopback("example.org")
 
