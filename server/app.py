@@ -47,7 +47,7 @@ from query.match import book_from_text, match, read_one_book
 from query.plots import FORMATS, render_explain
 from query.related import related
 from query.search import search
-from server.limits import SECURITY_HEADERS, BodyTooLarge, Guard
+from server.limits import SECURITY_HEADERS, Guard
 from store.schema import IndexNames
 
 log = logging.getLogger("bookdup.server")
@@ -84,10 +84,6 @@ def _install_handlers(app: FastAPI, scrub: Callable[[str], str]) -> None:
     @app.exception_handler(UnsupportedCharset)
     async def bad_charset(_r: Request, exc: UnsupportedCharset) -> JSONResponse:
         return _error(415, str(exc))
-
-    @app.exception_handler(BodyTooLarge)
-    async def too_large(_r: Request, exc: BodyTooLarge) -> JSONResponse:
-        return _error(413, f"request body over {exc.args[0]:,} bytes")
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_r: Request, exc: RequestValidationError) -> JSONResponse:

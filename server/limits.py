@@ -41,10 +41,6 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
-class BodyTooLarge(Exception):
-    """A request body over the limit (kept for callers; the guard answers 413 itself)."""
-
-
 def host_name(host: str) -> str:
     """The name of a ``Host`` header value without its port: ``[::1]:8000`` → ``::1``."""
     host = host.strip().lower()
