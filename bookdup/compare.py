@@ -18,7 +18,7 @@ from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures, extract_features
 from bookdup.langid import UNDETERMINED
 from bookdup.model import Book
-from bookdup.signals import compute_signals
+from bookdup.signals import compute_signals, dense_page_ranges
 from bookdup.verify import Verification, verify_pair
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "compare_features",
     "describe_relation",
     "flip_result",
+    "shared_page_ranges",
     "translated_first",
     "verify_features",
 ]
@@ -70,6 +71,22 @@ def verify_features(
     if any(getattr(verification, score) >= floor for floor, score in floors):
         return verification
     return None
+
+
+def shared_page_ranges(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    verification: Verification | None,
+    dictionary: Dictionary | None,
+) -> dict[str, list[int]] | None:
+    """Where the shared text of (fa, fb) lies, as pages (1-based, inclusive) of each: the dense
+    aligned part (``bookdup.signals.dense_page_ranges``), for a verdict's "pages … of A match
+    pages … of B". ``verification`` as for `describe_relation`; None without shared text."""
+    if translated_first(fa, fb, dictionary):
+        ranges = dense_page_ranges(fa, fb, verification)
+        return None if ranges is None else {"a": list(ranges[0]), "b": list(ranges[1])}
+    ranges = dense_page_ranges(fb, fa, verification)
+    return None if ranges is None else {"a": list(ranges[1]), "b": list(ranges[0])}
 
 
 def describe_relation(

@@ -54,6 +54,21 @@ def relation_metrics(
     return out
 
 
+def pair_differences(
+    truth: Iterable[Mapping[str, Any]], predicted: Iterable[Mapping[str, Any]]
+) -> dict[str, list[tuple[str, str, str, str]]]:
+    """Every pair the prediction got wrong, as (a, b, true class, found class), sorted:
+    ``missed`` (related in truth, not found), ``wrong`` (found, another class), ``false``
+    (found, unrelated in truth). A predicted UNRELATED counts as not found."""
+    t = {k: d["relation"] for k, d in _by_pair(truth).items()}
+    p = {k: d["relation"] for k, d in _by_pair(predicted).items() if d["relation"] != UNRELATED}
+    return {
+        "missed": [(*k, t[k], UNRELATED) for k in sorted(t.keys() - p.keys())],
+        "wrong": [(*k, t[k], p[k]) for k in sorted(t.keys() & p.keys()) if t[k] != p[k]],
+        "false": [(*k, UNRELATED, p[k]) for k in sorted(p.keys() - t.keys())],
+    }
+
+
 def confusion_matrix(
     truth: Iterable[Mapping[str, Any]], predicted: Iterable[Mapping[str, Any]]
 ) -> dict[str, dict[str, int]]:

@@ -32,6 +32,7 @@ __all__ = [
     "RelationSignals",
     "SignalParams",
     "compute_signals",
+    "dense_page_ranges",
     "describe_neighbours",
     "page_signature_matches",
 ]
@@ -414,6 +415,58 @@ def compute_signals(
         neighbour_share=comparable,
         text_ratio=_text_ratio(slope, fa, fb) if rx.size else 1.0,
     )
+
+
+#: The page ranges a verdict states cover this central share of the aligned words of the shared
+#: text (a stray word at either end does not stretch them) ...
+DENSE_SHARE = 0.95
+#: ... once aligned words off the page mapping of the rest are set aside: further than this many
+#: pages of y (or than 3 robust deviations, if more) from the line fitted on the others. A short
+#: block after the end of a partial translation (Werther's book 1 against the complete English:
+#: 13 words mapping pages 51-52 onto 45-53) otherwise stretches the range of y by ten pages.
+DENSE_TOLERANCE_PAGES = 2.0
+#: Set aside no more than this share: a pair whose runs follow no single line (passages shared
+#: in another order) keeps all of them.
+DENSE_MAX_OFF = 0.2
+
+
+def dense_page_ranges(
+    fa: BookFeatures, fb: BookFeatures, verification: Any, params: SignalParams = SIGNAL_PARAMS
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Pages (1-based, inclusive) of x and of y where their shared text lies: the dense aligned
+    part, not every run's extent. None when there is no shared text (no run but frames).
+
+    The runs are those of `compute_signals` (frames left out); their aligned words off the
+    page mapping are set aside (``DENSE_TOLERANCE_PAGES``) and the ranges cover the central
+    ``DENSE_SHARE`` of the rest.
+    """
+    px, py = _alignment_pages(verification)
+    if px.size < params.min_run_words:
+        return None
+    ex = _word_extent(fa.unique.pages, int(fa.n_pages))
+    ey = _word_extent(fb.unique.pages, int(fb.n_pages))
+    runs = [
+        r
+        for r in _runs(px, py, fa, fb, params.max_gap_words, params.min_run_words)
+        if _frame_side(px[r], py[r], ex, ey, params) is None
+    ]
+    if not runs:
+        return None
+    rx = np.concatenate([px[r] for r in runs]).astype(np.float64)
+    ry = np.concatenate([py[r] for r in runs]).astype(np.float64)
+    keep = np.ones(rx.size, dtype=bool)
+    for _ in range(3):  # refit without the words off the line: they pulled the first fit
+        slope, offset, _rms = _fit(rx[keep], ry[keep])
+        off = np.abs(ry - (slope * rx + offset))
+        spread = 1.4826 * float(np.median(off[keep]))
+        on_line = off <= max(DENSE_TOLERANCE_PAGES, 3 * spread)
+        if on_line.mean() < 1 - DENSE_MAX_OFF or np.array_equal(on_line, keep):
+            break
+        keep = on_line
+    tail = 100 * (1 - DENSE_SHARE) / 2
+    lo_x, hi_x = np.percentile(rx[keep], [tail, 100 - tail], method="nearest")
+    lo_y, hi_y = np.percentile(ry[keep], [tail, 100 - tail], method="nearest")
+    return (int(lo_x) + 1, int(hi_x) + 1), (int(lo_y) + 1, int(hi_y) + 1)
 
 
 def _text_ratio(slope: float, fa: BookFeatures, fb: BookFeatures) -> float:

@@ -46,6 +46,66 @@ PAIR_SENTENCES = {
     "UNRELATED": "{a} and {b} are not related",
 }
 
+#: The page signals (``bookdup.signals.RelationSignals``) in plain words, A and B as everywhere
+#: else (the JSON keeps the papers' x, y): ``bookdup compare`` prints these lines, a pair of
+#: keys on one line as "A / B".
+SIGNAL_LINES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
+    ("book similarity (min-hash Jaccard)", "book_similarity"),
+    ("page-based book similarity", "page_similarity"),
+    ("pages matched (smaller book)", "page_match_fraction"),
+    ("page agreement", "page_agreement"),
+    ("page fit: page of B ≈ slope × page of A + offset", ("slope", "offset")),
+    ("page fit residual (pages)", "fit_residual"),
+    ("pages in A minus pages in B", "delta_pages"),
+    ("B's last page against the page fit (pages)", "delta_page_count"),
+    ("consecutive pages matching together", "consecutive_corr"),
+    ("share of A / B covered by shared text", ("coverage_x", "coverage_y")),
+    ("span of the shared text in A / B", ("span_x", "span_y")),
+    ("contiguity of the shared text in A / B", ("contiguity_x", "contiguity_y")),
+    ("neighbour words agreeing / comparable", ("neighbour_agreement", "neighbour_share")),
+)
+
+#: Each signal on its own (the review page's table, the API's ``signal_labels``).
+SIGNAL_LABELS = {
+    "same_content": "identical content",
+    "book_similarity": "book similarity (min-hash Jaccard)",
+    "page_similarity": "page-based book similarity",
+    "page_match_fraction": "pages matched (smaller book)",
+    "page_agreement": "page agreement",
+    "n_pages_x": "pages in A",
+    "n_pages_y": "pages in B",
+    "n_page_matches": "aligned words in shared text",
+    "slope": "page fit: slope (page of B per page of A)",
+    "offset": "page fit: offset (pages of B)",
+    "fit_residual": "page fit residual (pages)",
+    "delta_pages": "pages in A minus pages in B",
+    "delta_page_count": "B's last page against the page fit (pages)",
+    "consecutive_corr": "consecutive pages matching together",
+    "sequential_fraction": "matched pages following in order",
+    "coverage_x": "share of A covered by shared text",
+    "coverage_y": "share of B covered by shared text",
+    "span_x": "span of the shared text in A",
+    "span_y": "span of the shared text in B",
+    "contiguity_x": "contiguity of the shared text in A",
+    "contiguity_y": "contiguity of the shared text in B",
+    "x": "unique words in A",
+    "y": "unique words in B",
+    "shared": "unique words shared",
+    "lcs": "shared unique words in the same order",
+    "cs": "in-order words against both books' sizes (cs)",
+    "its": "in-order words, log scale (its)",
+    "order_z": "order against chance (z)",
+    "neighbour_agreement": "neighbour words agreeing",
+    "neighbour_share": "neighbour words comparable",
+    "text_ratio": "words of B per word of A where they align",
+}
+
+
+def signal_label(key: str) -> str:
+    """The plain name of one signal (an unknown key: its words)."""
+    return SIGNAL_LABELS.get(key, key.replace("_", " "))
+
+
 _FIRST_IS_PART = {"x_in_y", "a_in_b", "this_in_other"}
 _SECOND_IS_PART = {"y_in_x", "b_in_a", "other_in_this"}
 
@@ -95,6 +155,16 @@ def direction_words(direction: str | None, relation: str | None) -> str:
     return relation_sentence(
         relation, direction, "this book", "the other book", a_whole="this one", b_whole="the other"
     )
+
+
+def seen_from_sentence(relation: str, direction: str | None) -> str:
+    """The relation seen from one book as a sentence ("This book is an abridgement of the
+    other book."; "This book and the other book are exact duplicates."): the verdict of each
+    panel of ``related --plot``, the words of `direction_words` for the partial classes."""
+    text = relation_sentence(
+        relation, direction, "this book", "the other book", a_whole="this one", b_whole="the other"
+    )
+    return text[:1].upper() + text[1:] + "."
 
 
 def verdict_sentence(relation: str, direction: str | None, a: str = "A", b: str = "B") -> str:

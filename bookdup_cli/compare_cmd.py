@@ -13,26 +13,10 @@ from bookdup.features import extract_features
 from bookdup.model import Book
 from bookdup.orderstat import describe_order
 from bookdup.signals import describe_neighbours
-from bookdup.vocabulary import part_direction, relation_label, verdict_sentence
+from bookdup.vocabulary import SIGNAL_LINES, part_direction, relation_label, verdict_sentence
 from readers import iter_books
 from readers.dictionaries import resolve_dictionary
 
-#: The signals in plain words, A and B as everywhere else (the JSON keeps the papers' x, y).
-_SIGNAL_LINES = (
-    ("book similarity (min-hash Jaccard)", "book_similarity"),
-    ("page-based book similarity", "page_similarity"),
-    ("pages matched (smaller book)", "page_match_fraction"),
-    ("page agreement", "page_agreement"),
-    ("page fit: page of B ≈ slope × page of A + offset", ("slope", "offset")),
-    ("page fit residual (pages)", "fit_residual"),
-    ("pages in A minus pages in B", "delta_pages"),
-    ("B's last page against the page fit (pages)", "delta_page_count"),
-    ("consecutive pages matching together", "consecutive_corr"),
-    ("share of A / B covered by shared text", ("coverage_x", "coverage_y")),
-    ("span of the shared text in A / B", ("span_x", "span_y")),
-    ("contiguity of the shared text in A / B", ("contiguity_x", "contiguity_y")),
-    ("neighbour words agreeing / comparable", ("neighbour_agreement", "neighbour_share")),
-)
 #: Signals that need a page mapping: without one they are all None (a translation, no runs).
 _PAGE_FIT_KEYS = {"slope", "offset", "fit_residual", "delta_page_count"}
 
@@ -55,7 +39,7 @@ def _signal_lines(s: dict[str, Any]) -> list[str]:
     lines = []
     if s and all(s.get(k) is None for k in _PAGE_FIT_KEYS):
         lines.append("  no page mapping (too few aligned words in dense runs)")
-    for label, key in _SIGNAL_LINES:
+    for label, key in SIGNAL_LINES:
         keys = key if isinstance(key, tuple) else (key,)
         values = [s.get(k) for k in keys]
         if all(v is None for v in values):

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from bookdup.evaluate import relation_metrics
+from bookdup.evaluate import pair_differences, relation_metrics
 from readers.groundtruth import load_jsonl
 from store.connection import ElasticsearchUnavailable, connect
 from store.schema import IndexNames
@@ -122,7 +122,8 @@ def _print_clusters_and_relations(client: Any, names: Any) -> list[dict[str, Any
 
 
 def _print_against_truth(truth: list[dict[str, Any]], relations: list[dict[str, Any]]) -> None:
-    """Related-pair precision and recall against the generator's ground truth (bookdup.evaluate)."""
+    """Related-pair precision and recall against the generator's ground truth (bookdup.evaluate),
+    then every pair it missed, classed wrong or found falsely, with both ids and both classes."""
     if not truth:
         return
     related = relation_metrics(truth, relations)["RELATED"]
@@ -132,3 +133,15 @@ def _print_against_truth(truth: list[dict[str, Any]], relations: list[dict[str, 
         f"{found - hit} false; precision {related['precision']:.3f}, "
         f"recall {related['recall']:.3f}"
     )
+    diffs = pair_differences(truth, relations)
+    headings = {
+        "missed": "missed (related in the ground truth, not found)",
+        "wrong": "classed wrong",
+        "false": "found but unrelated in the ground truth",
+    }
+    for kind, heading in headings.items():
+        if not diffs[kind]:
+            continue
+        click.echo(f"{heading}: {len(diffs[kind])}")
+        for first, second, true, found_as in diffs[kind]:
+            click.echo(f"  {first} ~ {second}: truth {true}, found {found_as}")

@@ -244,7 +244,9 @@ def _print_explain(e: dict[str, Any]) -> None:
         echo_table(rows)
     if e["signals"]:
         click.echo("\nsignals:")
-        echo_table([[f"  {k}", v] for k, v in e["signals"].items()])
+        labels = e.get("signal_labels") or {}
+        rows = [[f"  {labels.get(k, k)}", v] for k, v in e["signals"].items() if v is not None]
+        echo_table(rows)
 
 
 @click.command("explain")
@@ -306,13 +308,24 @@ def check_port_free(host: str, port: int) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--max-body-mb", type=float, default=25.0, show_default=True)
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="a Host name the server answers besides 127.0.0.1, localhost and ::1 (and --host); "
+    "repeatable; any port",
+)
 @click.pass_obj
-def serve_cmd(ctx: Any, host: str, port: int, max_body_mb: float) -> None:
+def serve_cmd(
+    ctx: Any, host: str, port: int, max_body_mb: float, allowed_hosts: tuple[str, ...]
+) -> None:
     """Serve the read side: a JSON API under /api and a review page at /."""
     try:
         import uvicorn
 
         from server.app import create_app
+        from server.protocol import GuardedH11Protocol
     except ImportError as exc:
         raise click.ClickException(
             f"`bookdup serve` needs the serve extra: pip install 'bookdup[serve]' ({exc.name})"
@@ -323,9 +336,22 @@ def serve_cmd(ctx: Any, host: str, port: int, max_body_mb: float) -> None:
             err=True,
         )
     check_port_free(host, port)
-    app = create_app(ReadSide(ctx.client(), ctx.names), max_body=int(max_body_mb * 1024 * 1024))
+    if host not in ("0.0.0.0", "::", ""):  # the address it listens on is a name it answers
+        allowed_hosts = (*allowed_hosts, host)
+    app = create_app(
+        ReadSide(ctx.client(), ctx.names),
+        max_body=int(max_body_mb * 1024 * 1024),
+        allowed_hosts=allowed_hosts,
+    )
     click.echo(f"bookdup review page and API on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        server_header=False,
+        http=GuardedH11Protocol,
+    )
 
 
 # --- sync ------------------------------------------------------------------------------------

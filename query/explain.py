@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from bookdup.boilerplate import drop_common_words
-from bookdup.compare import describe_relation, verify_features
+from bookdup.compare import describe_relation, shared_page_ranges, verify_features
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures
 from bookdup.lcs import align_distinct, align_general
@@ -28,7 +28,7 @@ from bookdup.relate import direction_from_side, plan_pair
 from bookdup.signals import SIGNAL_PARAMS, describe_neighbours
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_unique
-from bookdup.vocabulary import direction_words, part_direction, relation_sentence
+from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
 from query.related import page_mapping
@@ -223,6 +223,7 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
         dictionary = plan.dictionary if plan is not None else None
         verification = verify_features(fa, fb, dictionary=dictionary, threshold=None)
         result = describe_relation(fa, fb, verification, dictionary)
+        shared_pages = shared_page_ranges(fa, fb, verification, dictionary)
         al = align(fa, fb, dictionary)
         data = alignment_data(fa, fb, al)
     direction = part_direction(result["relation"], result.get("direction"), result["signals"])
@@ -236,6 +237,8 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
         "label": relation_label(result["relation"]),
         "page_mapping": page_mapping(result["signals"], this_is_x=True),
         "alignment": data,
+        "shared_pages": shared_pages,
+        "signal_labels": {k: signal_label(k) for k in result["signals"] or {}},
         "stored": _stored(rs, a, b),
     }
     out["decision"] = decision_path(out)
@@ -296,7 +299,8 @@ def _range(pages: list[int]) -> str:
 
 def verdict(e: dict[str, Any]) -> str:
     """One line a librarian can act on: the class and direction in the words every reader
-    uses (``bookdup.vocabulary.relation_sentence``), then where the shared text lies."""
+    uses (``bookdup.vocabulary.relation_sentence``), then where the shared text lies (its
+    dense part, ``shared_pages``, as ``bookdup.compare.shared_page_ranges`` finds it)."""
     rel = e["relation"]
     regs = [r for r in e["alignment"]["regions"] if not r["boilerplate"]]
     s = e["signals"] or {}
@@ -307,8 +311,13 @@ def verdict(e: dict[str, Any]) -> str:
             "in order, no more than chance or shared boilerplate."
         )
     head = relation_sentence(rel, e["direction"])
-    a_span = [min(r["a_pages"][0] for r in regs), max(r["a_pages"][1] for r in regs)]
-    b_span = [min(r["b_pages"][0] for r in regs), max(r["b_pages"][1] for r in regs)]
+    # the dense aligned part (the core's): a stray block at either end does not stretch it
+    dense = e.get("shared_pages")
+    if dense:
+        a_span, b_span = dense["a"], dense["b"]
+    else:
+        a_span = [min(r["a_pages"][0] for r in regs), max(r["a_pages"][1] for r in regs)]
+        b_span = [min(r["b_pages"][0] for r in regs), max(r["b_pages"][1] for r in regs)]
     if rel == "CONTIGUOUS_SUBSET" and e["direction"] == "this_in_other":
         return f"{head}: it is {_range(b_span)} of B; the shared text covers {_pct(a_share)} of A."
     if rel == "CONTIGUOUS_SUBSET" and e["direction"] == "other_in_this":

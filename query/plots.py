@@ -16,6 +16,7 @@ from elasticsearch import Elasticsearch
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.verify import verify_pair
+from bookdup.vocabulary import relation_label, seen_from_sentence
 from readers.dictionaries import resolve_dictionary
 from store.features import get_features
 from store.schema import IndexNames
@@ -67,14 +68,28 @@ def plot_alignments(
         ax.set_ylim(0, this.n_pages + 1)
         ax.set_xlabel(f"{rel['book_id']} page")
         ax.set_ylabel(f"{this_id} page")
-        words = rel.get("direction_text") or rel.get("label") or ""
-        ax.set_title(
-            f"{rel['relation']}\n{textwrap.fill(words, 40)}\nits={rel['its']:.3f} lcs={rel['lcs']}",
-            fontsize=8,
-        )
+        ax.set_title(related_title(rel), fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110, format=fmt)
     plt.close(fig)
+
+
+def related_title(rel: dict[str, Any]) -> str:
+    """A panel's title: the class as the CLI names it, then the verdict seen from this book in
+    the words of every reader (``bookdup.vocabulary``), then the scores."""
+    head = (
+        f"{relation_label(rel['relation'])} ({rel['relation']}), confidence {rel['confidence']:.2f}"
+    )
+    words = seen_from_sentence(rel["relation"], rel.get("direction"))
+    return f"{head}\n{textwrap.fill(words, 48)}\nits={rel['its']:.3f} lcs={rel['lcs']}"
+
+
+def explain_title(e: dict[str, Any]) -> str:
+    """The explain picture's title: both books, then the two lines `bookdup explain` prints
+    first, the class with its confidence and the plain-language verdict (wrapped, whole)."""
+    books = f"A: {_short(e['a']['display_title'])}  ·  B: {_short(e['b']['display_title'])}"
+    head = f"{e['relation']} ({e['label']}), confidence {e['confidence']:.2f}"
+    return "\n".join([books, head, *textwrap.wrap(e["verdict"], 130)])
 
 
 # --- the explain pictures: dot plot and DUPNIQ-style bars, PNG or SVG ------------------------
@@ -204,15 +219,13 @@ def render_explain(e: dict[str, Any], fmt: str = "png") -> bytes:
         na, nb = e["a"].get("n_pages") or 0, e["b"].get("n_pages") or 0
         _strip(fig.add_subplot(grid[1, 1]), al["a_bars"], al["a_boilerplate_bars"], "A", na)
         _strip(fig.add_subplot(grid[2, 1]), al["b_bars"], al["b_boilerplate_bars"], "B", nb)
-        fig.text(0.56, 0.80, "each book along its unique words, in reading order", fontsize=9)
+        title = explain_title(e)
+        top = 0.82 - 0.04 * max(0, title.count("\n") - 2)
+        fig.text(0.56, top - 0.02, "each book along its unique words, in reading order", fontsize=9)
         fig.text(0.56, 0.2, "green: text found in the other book", fontsize=8, color=RUN_COLOUR)
         fig.text(0.56, 0.15, "orange: shared boilerplate", fontsize=8, color=FRAME_COLOUR)
-        fig.suptitle(
-            f"A: {_short(e['a']['display_title'])}  ·  B: {_short(e['b']['display_title'])}\n"
-            f"{e['relation']} (confidence {e['confidence']:.2f}) — {e['verdict']}",
-            fontsize=10,
-        )
-        fig.subplots_adjust(left=0.07, right=0.97, top=0.82, bottom=0.11)
+        fig.suptitle(title, fontsize=10)
+        fig.subplots_adjust(left=0.07, right=0.97, top=top, bottom=0.11)
         buf = io.BytesIO()
         fig.savefig(buf, format=fmt)
     return buf.getvalue()

@@ -8,10 +8,14 @@ Paths clients can rely on (the OpenAPI document is at ``/openapi.json``):
 - ``POST /api/match``: a text (``text/plain``, or JSON ``{"text": ...}``) or a file
   (``multipart/form-data``, field ``file``, any format the readers know)
 
-Safety: the indices are fixed when the app is made (no request names an index); bodies over
-``max_body`` bytes are refused (413); every error is a JSON ``{"error": ...}`` with a 4xx or
-5xx status and never a stack trace, an Elasticsearch URL or a credential; the interactive
-``/docs`` page is off (it loads scripts from a CDN).
+Safety: the indices are fixed when the app is made (no request names an index, and no answer
+names one); ``server.limits.Guard`` in front of it allows loopback Host names (and
+``allowed_hosts``), refuses cross-origin POSTs (403) and bodies over ``max_body`` bytes (413),
+and puts the security headers on every answer; every error is a JSON ``{"error": ...}`` with a
+4xx or 5xx status and never a stack trace, a server path, an Elasticsearch URL or a
+credential; related and match answer public fields only (an allow-list); the OpenAPI
+document lists every status and match's request body; the interactive ``/docs`` page is off
+(it loads scripts from a CDN).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import json
 import logging
 import re
 import tempfile
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,8 +33,10 @@ from typing import Annotated, Any
 from elasticsearch import ApiError, TransportError
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -40,47 +47,43 @@ from query.match import book_from_text, match, read_one_book
 from query.plots import FORMATS, render_explain
 from query.related import related
 from query.search import search
-from server.limits import BodyLimit, BodyTooLarge
+from server.limits import SECURITY_HEADERS, Guard
+from store.schema import IndexNames
 
 log = logging.getLogger("bookdup.server")
 
 DEFAULT_MAX_BODY = 25 * 1024 * 1024
 MAX_ID_CHARS = 512
+#: Elasticsearch refuses an id over 512 bytes: a longer one (334 emoji) is a 400 here.
+MAX_ID_BYTES = 512
 #: Suffixes an uploaded file may keep (the readers pick the format from it).
 UPLOAD_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".xml", ".html", ".htm", ".hocr"}
-SECURITY_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-    "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-        "object-src 'none'; frame-ancestors 'none'"
-    ),
-}
-
 BookId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)]
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
-def _install_handlers(app: FastAPI) -> None:
+def _scrubber(names: IndexNames) -> Callable[[str], str]:
+    """A message without the deployment's index names ("no book with id 'x' in p-books" →
+    "no book with id 'x'"): no answer says which indices the server reads."""
+    named = re.compile(r"(\s+in\s+)?\b" + re.escape(names.prefix) + r"-[\w.-]*")
+    return lambda message: named.sub(lambda m: "" if m.group(1) else "the index", message)
+
+
+def _install_handlers(app: FastAPI, scrub: Callable[[str], str]) -> None:
     @app.exception_handler(BadRequest)
     async def bad_request(_r: Request, exc: BadRequest) -> JSONResponse:
-        return _error(400, str(exc))
+        return _error(400, scrub(str(exc)))
 
     @app.exception_handler(NotFound)
     async def not_found(_r: Request, exc: NotFound) -> JSONResponse:
-        return _error(404, str(exc))
+        return _error(404, scrub(str(exc)))
 
     @app.exception_handler(UnsupportedCharset)
     async def bad_charset(_r: Request, exc: UnsupportedCharset) -> JSONResponse:
         return _error(415, str(exc))
-
-    @app.exception_handler(BodyTooLarge)
-    async def too_large(_r: Request, exc: BodyTooLarge) -> JSONResponse:
-        return _error(413, f"request body over {exc.args[0]:,} bytes")
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_r: Request, exc: RequestValidationError) -> JSONResponse:
@@ -88,11 +91,12 @@ def _install_handlers(app: FastAPI) -> None:
             f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg')}"
             for e in exc.errors()
         ]
-        return _error(400, "; ".join(problems) or "malformed request")
+        return _error(400, scrub("; ".join(problems)[:1000]) or "malformed request")
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail))
+        # a 405 keeps its Allow header
+        return _error(exc.status_code, str(exc.detail), headers=dict(exc.headers or {}))
 
     @app.exception_handler(ApiError)
     @app.exception_handler(TransportError)
@@ -104,6 +108,19 @@ def _install_handlers(app: FastAPI) -> None:
     async def internal(_r: Request, exc: Exception) -> JSONResponse:
         log.error("internal error: %s", type(exc).__name__, exc_info=exc)
         return _error(500, "internal error")
+
+
+def _check_id(book_id: str, name: str = "book id") -> str:
+    """A book id the index can hold: 1–512 characters and at most 512 bytes in UTF-8."""
+    if not book_id or len(book_id) > MAX_ID_CHARS:
+        raise BadRequest(f"{name}: 1 to {MAX_ID_CHARS} characters")
+    try:
+        size = len(book_id.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # a lone surrogate
+        raise BadRequest(f"{name}: not valid Unicode") from exc
+    if size > MAX_ID_BYTES:
+        raise BadRequest(f"{name} too long: {size:,} bytes in UTF-8, at most {MAX_ID_BYTES}")
+    return book_id
 
 
 def _safe_name(filename: str | None) -> tuple[str, str]:
@@ -140,6 +157,23 @@ def _charset(content_type: str) -> str:
     return info.name
 
 
+def _read_upload(filename: str | None, data: bytes) -> Any:
+    """The first book of an uploaded file, read from a temporary copy; a refusal names the
+    file as the client sent it (its safe name), never the server's temporary path."""
+    stem, suffix = _safe_name(filename)
+    with tempfile.TemporaryDirectory(prefix="bookdup-match-") as tmp:
+        path = Path(tmp) / f"{stem}{suffix}"
+        path.write_bytes(data)
+        try:
+            return read_one_book(path)
+        except BadRequest as exc:
+            message = str(exc).replace(str(path), path.name).replace(tmp, "")
+            raise BadRequest(message) from None
+        except Exception as exc:  # a reader's own error on a malformed file
+            log.info("upload not readable: %s", type(exc).__name__)
+            raise BadRequest(f"{path.name}: the file could not be read") from None
+
+
 async def _book_from_request(request: Request) -> Any:
     """The book a match request carries: plain text, JSON {"text", "title"}, or a file."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -147,12 +181,7 @@ async def _book_from_request(request: Request) -> Any:
         form = await request.form(max_files=1, max_fields=4)
         upload, text = form.get("file"), form.get("text")
         if isinstance(upload, UploadFile):
-            stem, suffix = _safe_name(upload.filename)
-            data = await upload.read()
-            with tempfile.TemporaryDirectory(prefix="bookdup-match-") as tmp:
-                path = Path(tmp) / f"{stem}{suffix}"
-                path.write_bytes(data)
-                return read_one_book(path)
+            return _read_upload(upload.filename, await upload.read())
         if isinstance(text, str):
             return book_from_text(text)
         raise BadRequest("a multipart match request needs a 'file' or a 'text' field")
@@ -160,12 +189,18 @@ async def _book_from_request(request: Request) -> Any:
     if kind == "application/json":
         try:
             payload = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise BadRequest("the body is not valid JSON") from exc
+        except (ValueError, RecursionError) as exc:
+            # not JSON, not UTF-8, nested too deep, a number of more than 4,300 digits
+            raise BadRequest("the body is not valid JSON (or is nested too deep)") from exc
         if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
             raise BadRequest('a JSON match request looks like {"text": "...", "title": "..."}')
         title = payload.get("title")
-        return book_from_text(payload["text"], title=title if isinstance(title, str) else None)
+        title = title if isinstance(title, str) else None
+        try:  # JSON's \ud800 escapes decode to lone surrogates, no text
+            payload["text"].encode("utf-8"), (title or "").encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise BadRequest("the body is not valid JSON: a lone surrogate (\\ud800)") from exc
+        return book_from_text(payload["text"], title=title)
     if kind in ("text/plain", ""):
         charset = _charset(request.headers.get("content-type", ""))
         try:
@@ -178,10 +213,99 @@ async def _book_from_request(request: Request) -> Any:
     raise BadRequest(f"unsupported content type {kind!r}: send text/plain, JSON or a file")
 
 
+#: What a related or match answer says of a book, and of each related book: an allow-list, so
+#: a field added to the index (a hash, a run id, a feature) is not served until named here.
+PUBLIC_BOOK_FIELDS = frozenset(
+    {
+        "book_id", "title", "author", "year", "language", "declared_language",
+        "language_confidence", "n_words", "n_pages", "n_unique", "display_title",
+        "edition_cluster", "work_cluster", "indexed", "indexed_as",
+    }
+)  # fmt: skip
+PUBLIC_RELATION_FIELDS = frozenset(
+    {
+        "book_id", "relation", "label", "direction", "direction_text", "confidence", "cs",
+        "its", "lcs", "shared", "translated", "languages", "page_mapping", "signals",
+        "title", "author", "language", "year", "n_pages", "display_title",
+        "edition_cluster", "work_cluster",
+    }
+)  # fmt: skip
+
+
+def public(result: dict[str, Any]) -> dict[str, Any]:
+    """A related or match answer with the public fields only (``book``, ``relations``,
+    ``groups``, ``counts``)."""
+
+    def row(r: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in r.items() if k in PUBLIC_RELATION_FIELDS}
+
+    return {
+        "book": {k: v for k, v in result["book"].items() if k in PUBLIC_BOOK_FIELDS},
+        "relations": [row(r) for r in result["relations"]],
+        "groups": [
+            {"relation": g["relation"], "label": g["label"], "books": [row(b) for b in g["books"]]}
+            for g in result["groups"]
+        ],
+        "counts": dict(result["counts"]),
+    }
+
+
+class ErrorBody(BaseModel):
+    """Every refusal and failure: one message, never a path, an index or a trace."""
+
+    error: str
+
+
+def _answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    words = {
+        400: "malformed input (a parameter, an id over 512 characters or bytes, a body), or "
+        "a Host that is not served",
+        403: "a request from another origin (Origin or Sec-Fetch-Site)",
+        404: "no book with this id",
+        405: "another method than the path's (Allow names it)",
+        413: "a body over the server's --max-body-mb",
+        415: "a text/plain body in a charset Python cannot decode",
+        500: "an internal error (a bug): no details",
+        503: "the search backend does not answer, or its indices are missing",
+    }
+    return {s: {"model": ErrorBody, "description": words[s]} for s in statuses}
+
+
+#: What every endpoint can answer besides its own: a bad Host or input (400), a body over
+#: the limit (413, even on a GET), an internal error (500), the backend (503).
+COMMON = (400, 413, 500, 503)
+MATCH_BODY = {
+    "required": True,
+    "content": {
+        "text/plain": {"schema": {"type": "string"}},
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["text"],
+                "properties": {"text": {"type": "string"}, "title": {"type": "string"}},
+            }
+        },
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "file": {"type": "string", "format": "binary"},
+                    "text": {"type": "string"},
+                },
+            }
+        },
+    },
+}
+
+
 def _routes(app: FastAPI, rs: ReadSide) -> None:
     names = rs.names
 
-    @app.get("/api/search", summary="Catalog search, one hit per cluster")
+    @app.get(
+        "/api/search",
+        summary="Catalog search, one hit per cluster",
+        responses=_answers(*COMMON),
+    )
     def api_search(
         q: Annotated[str, Query(max_length=500)] = "",
         collapse: Annotated[str, Query(pattern="^(edition|work|none)$")] = "edition",
@@ -200,39 +324,90 @@ def _routes(app: FastAPI, rs: ReadSide) -> None:
             per_page=per_page,
         )
 
-    @app.get("/api/books/{book_id}/related", summary="Other editions and translations")
+    @app.get(
+        "/api/books/{book_id}/related",
+        summary="Other editions and translations",
+        responses=_answers(*COMMON, 404),
+    )
     def api_related(book_id: str) -> dict[str, Any]:
-        if len(book_id) > MAX_ID_CHARS:
-            raise BadRequest("book id too long")
-        return related(rs.client, names.books, names.relations, book_id)
+        _check_id(book_id)
+        return public(related(rs.client, names.books, names.relations, book_id))
 
-    @app.get("/api/explain", summary="Every signal and confidence for a pair")
+    @app.get(
+        "/api/explain",
+        summary="Every signal and confidence for a pair",
+        responses=_answers(*COMMON, 404),
+    )
     def api_explain(a: BookId, b: BookId) -> dict[str, Any]:
-        return explain(rs, a, b)
+        return explain(rs, _check_id(a, "a"), _check_id(b, "b"))
 
-    @app.get("/api/explain/plot", summary="The pair's alignment picture (PNG or SVG)")
+    @app.get(
+        "/api/explain/plot",
+        summary="The pair's alignment picture (PNG or SVG)",
+        response_class=Response,
+        responses={
+            200: {
+                "description": "the picture",
+                "content": {media: {} for media in FORMATS.values()},
+            },
+            **_answers(*COMMON, 404),
+        },
+    )
     def api_plot(
         a: BookId, b: BookId, format: Annotated[str, Query(pattern="^(png|svg)$")] = "png"
     ) -> Response:
-        picture = render_explain(explain(rs, a, b), format)
+        picture = render_explain(explain(rs, _check_id(a, "a"), _check_id(b, "b")), format)
         return Response(picture, media_type=FORMATS[format])
 
-    @app.post("/api/match", summary="Related books of a text that is not indexed")
+    @app.post(
+        "/api/match",
+        summary="Related books of a text that is not indexed",
+        responses={
+            200: {"description": "the text's related books, as /related answers"},
+            **_answers(*COMMON, 403, 415),
+        },
+        openapi_extra={"requestBody": MATCH_BODY},
+    )
     async def api_match(request: Request) -> JSONResponse:
         book = await _book_from_request(request)
-        return JSONResponse(await run_in_threadpool(match, rs, book))
+        return JSONResponse(public(await run_in_threadpool(match, rs, book)))
 
 
-def create_app(rs: ReadSide, *, max_body: int = DEFAULT_MAX_BODY) -> Any:
-    """The ASGI application over ``rs`` (its client and index names, nothing else)."""
+def _document(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """The OpenAPI document without FastAPI's default 422 (the server answers 400 instead)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = get_openapi(
+                title=app.title, version=app.version, summary=app.summary, routes=app.routes
+            )
+            for operations in spec.get("paths", {}).values():
+                for operation in operations.values():
+                    operation.get("responses", {}).pop("422", None)
+            schemas = spec.get("components", {}).get("schemas", {})
+            for name in ("HTTPValidationError", "ValidationError"):
+                schemas.pop(name, None)
+            app.openapi_schema = spec
+        return app.openapi_schema
+
+    return openapi
+
+
+def create_app(
+    rs: ReadSide, *, max_body: int = DEFAULT_MAX_BODY, allowed_hosts: Iterable[str] = ()
+) -> Any:
+    """The ASGI application over ``rs`` (its client and index names, nothing else), behind
+    ``server.limits.Guard``: bodies up to ``max_body`` bytes, the loopback names and
+    ``allowed_hosts`` as ``Host``, security headers on every answer."""
     app = FastAPI(
         title="bookdup",
         summary="Editions, partial duplicates and translations of books (read-only)",
         docs_url=None,
         redoc_url=None,
     )
-    _install_handlers(app)
+    _install_handlers(app, _scrubber(rs.names))
     _routes(app, rs)
+    app.openapi = _document(app)  # type: ignore[method-assign]
     static = resources.files("server") / "static"
 
     @app.get("/", include_in_schema=False)
@@ -240,11 +415,7 @@ def create_app(rs: ReadSide, *, max_body: int = DEFAULT_MAX_BODY) -> Any:
         return FileResponse(str(static / "index.html"), media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
+    return Guard(app, max_body, allowed_hosts)
 
-    @app.middleware("http")
-    async def headers(request: Request, call_next: Any) -> Response:
-        response = await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
-        return response
 
-    return BodyLimit(app, max_body)
+__all__ = ["SECURITY_HEADERS", "create_app"]

@@ -1,10 +1,23 @@
-"""Request limits enforced before any endpoint runs: the size of a request body."""
+"""What is checked before any endpoint runs, and what every answer carries.
+
+``Guard`` is the outermost ASGI layer of ``bookdup serve``:
+
+- every answer, the app's and its own refusals alike, carries the security headers;
+- the ``Host`` must be an allowed name (loopback names by default, any port): another is a
+  400, so a DNS-rebound name cannot reach the loopback API;
+- a request that is neither GET, HEAD nor OPTIONS with an ``Origin`` (or ``Sec-Fetch-Site``)
+  of another origin is a 403: a web page cannot make a browser start a match with a "simple"
+  cross-origin POST (curl and programs send no ``Origin``);
+- the body is read here, up to the limit: a declared ``Content-Length`` over it, or a chunked
+  body that grows past it, is a 413 before the app sees a byte; a malformed length is a 400.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
+from urllib.parse import urlsplit
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -12,27 +25,55 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-
-class BodyTooLarge(Exception):
-    """A request body went past the limit while it was being read (chunked uploads)."""
-
-
-class _Counter:
-    def __init__(self, receive: Receive, limit: int) -> None:
-        self._receive = receive
-        self._limit = limit
-        self.seen = 0
-
-    async def __call__(self) -> Message:
-        message = await self._receive()
-        if message.get("type") == "http.request":
-            self.seen += len(message.get("body", b""))
-            if self.seen > self._limit:
-                raise BodyTooLarge(self._limit)
-        return message
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "object-src 'none'; frame-ancestors 'none'"
+    ),
+}
+_SECURITY = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+#: Host names accepted without ``--allowed-host`` (with any port).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: Methods that change nothing and start no heavy work: no Origin check.
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
-async def _refuse(send: Send, status: int, error: str) -> None:
+def host_name(host: str) -> str:
+    """The name of a ``Host`` header value without its port: ``[::1]:8000`` → ``::1``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    if host.count(":") == 1:
+        return host.split(":")[0]
+    return host
+
+
+def _default_port(scheme: str) -> str:
+    return "443" if scheme in ("https", "wss") else "80"
+
+
+def same_origin(origin: str, host: str, scheme: str) -> bool:
+    """Whether an ``Origin`` header names this server (scheme, host and port) as ``Host`` does."""
+    try:
+        parts = urlsplit(origin.strip())
+        origin_port = str(parts.port or _default_port(parts.scheme))
+    except ValueError:
+        return False
+    if not parts.hostname or parts.scheme not in ("http", "https"):
+        return False  # "null" (sandboxed frames, file: pages) and other schemes
+    here = urlsplit(f"{scheme}://{host.strip()}")
+    try:
+        here_port = str(here.port or _default_port(scheme))
+    except ValueError:
+        return False
+    return (parts.scheme, parts.hostname, origin_port) == (scheme, here.hostname, here_port)
+
+
+async def respond(send: Send, status: int, error: str, headers: Iterable = ()) -> None:
+    """A JSON ``{"error": ...}`` answer with the security headers."""
     body = json.dumps({"error": error}).encode()
     await send(
         {
@@ -41,30 +82,101 @@ async def _refuse(send: Send, status: int, error: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                *headers,
+                *_SECURITY,
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
 
 
-class BodyLimit:
-    """ASGI middleware: 413 for a declared Content-Length over ``limit``; a body that grows
-    past it while streaming raises ``BodyTooLarge`` (answered 413 by the app's handler)."""
+def _with_security_headers(send: Send) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            present = {k.lower() for k, _v in message.get("headers", [])}
+            extra = [(k, v) for k, v in _SECURITY if k not in present]
+            message["headers"] = [*message.get("headers", []), *extra]
+        await send(message)
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    return wrapped
+
+
+class Guard:
+    """ASGI middleware: security headers on every answer, Host allow-list, same-origin POSTs,
+    and the body limit (``limit`` bytes)."""
+
+    def __init__(self, app: ASGIApp, limit: int, allowed_hosts: Iterable[str] = ()) -> None:
         self.app = app
         self.limit = limit
+        self.allowed = {host_name(h) for h in (*LOOPBACK_HOSTS, *allowed_hosts)}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
+        send = _with_security_headers(send)
+        refusal = self._refusal(scope)
+        if refusal:
+            await respond(send, *refusal)
+            return
+        body = await self._read_body(scope, receive, send)
+        if body is None:
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+    def _refusal(self, scope: Scope) -> tuple[int, str] | None:
+        headers: dict[bytes, bytes] = {}
+        for key, value in scope.get("headers") or []:
+            if key in headers and key in (b"host", b"content-length", b"origin"):
+                return 400, f"more than one {key.decode()} header"
+            headers[key] = value
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not host:
+            return 400, "a request needs a Host header"
+        if host_name(host) not in self.allowed:
+            return 400, "this Host is not served here (bookdup serve --allowed-host NAME)"
+        if scope.get("method", "GET") not in SAFE_METHODS:
+            origin = headers.get(b"origin")
+            site = headers.get(b"sec-fetch-site", b"").lower()
+            scheme = scope.get("scheme", "http")
+            if (origin is not None and not same_origin(origin.decode("latin-1"), host, scheme)) or (
+                site in (b"cross-site", b"same-site")
+            ):
+                return 403, "requests from another origin are refused"
+        declared = headers.get(b"content-length")
         if declared is not None:
-            if not declared.isdigit():
-                await _refuse(send, 400, "malformed Content-Length")
-                return
+            if not declared.isdigit() or len(declared) > 18:
+                return 400, "malformed Content-Length"
             if int(declared) > self.limit:
-                await _refuse(send, 413, f"request body over {self.limit:,} bytes")
-                return
-        await self.app(scope, _Counter(receive, self.limit), send)
+                return 413, f"request body over {self.limit:,} bytes"
+        return None
+
+    async def _read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
+        """The whole body (None when refused or the client went away)."""
+        chunks, seen = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None  # http.disconnect: nobody to answer
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.limit:
+                await respond(send, 413, f"request body over {self.limit:,} bytes")
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives ``body`` once, then waits on the client (for a disconnect)."""
+    given = False
+
+    async def replay() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

@@ -135,8 +135,10 @@ async function showPair(a, b) {
   $("decision").replaceChildren(...e.decision.map((s) => el("li", { text: s })));
   const conf = Object.entries(e.confidences).sort((x, y) => y[1] - x[1]);
   $("confidences").tBodies[0].replaceChildren(...conf.map(([k, v]) => el("tr", {}, el("td", { text: k }), el("td", { class: "num", text: v.toFixed(3) }))));
-  const sig = Object.entries(e.signals || {});
-  $("signals").tBodies[0].replaceChildren(...sig.map(([k, v]) => el("tr", {}, el("td", { text: k }), el("td", { class: "num", text: String(v) }))));
+  // plain names from the API (bookdup/vocabulary.py, the words `bookdup compare` prints); the raw key on hover
+  const sig = Object.entries(e.signals || {}).filter(([, v]) => v !== null);
+  const label = (k) => (e.signal_labels || {})[k] || k;
+  $("signals").tBodies[0].replaceChildren(...sig.map(([k, v]) => el("tr", {}, el("td", { text: label(k), title: k }), el("td", { class: "num", text: String(v) }))));
   glosses(e);
 }
 

@@ -14,6 +14,7 @@ from bookdup.evaluate import (
     direction_accuracy,
     evaluate,
     fraction_verified,
+    pair_differences,
     relation_metrics,
     render_report,
     split_train_test,
@@ -111,3 +112,22 @@ def test_report_renders_all_sections() -> None:
     md = render_report(metrics)
     assert "| CONTIGUOUS_SUBSET | 0.500 | 1.000 | 0.667 |" in md
     assert "## Confusion" in md and "candidate_recall" in md
+
+
+def test_pair_differences_name_each_missed_wrong_and_false_pair() -> None:
+    truth = [
+        {"a": "b", "b": "a", "relation": "EXACT"},
+        {"a": "a", "b": "c", "relation": "ABRIDGED"},
+        {"a": "d", "b": "e", "relation": "TRANSLATION"},
+    ]
+    predicted = [
+        {"a": "a", "b": "b", "relation": "EXACT"},
+        {"a": "c", "b": "a", "relation": "OVERLAPPING_TEXT"},
+        {"a": "d", "b": "e", "relation": "UNRELATED"},  # counts as not found
+        {"a": "f", "b": "a", "relation": "SAME_WORK"},
+    ]
+    assert pair_differences(truth, predicted) == {
+        "missed": [("d", "e", "TRANSLATION", "UNRELATED")],
+        "wrong": [("a", "c", "ABRIDGED", "OVERLAPPING_TEXT")],
+        "false": [("a", "f", "UNRELATED", "SAME_WORK")],
+    }

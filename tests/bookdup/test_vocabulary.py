@@ -60,3 +60,18 @@ def test_the_review_page_words_no_direction_of_its_own() -> None:
     assert "direction_text" in script
     for own in ("contained in", "abridgement", "this_in_other", "other_in_this"):
         assert own not in script, own
+
+
+def test_every_signal_has_a_plain_name() -> None:
+    """The review page's signals table and `compare` name every signal from one place."""
+    import dataclasses
+
+    from bookdup.signals import RelationSignals
+    from bookdup.vocabulary import SIGNAL_LABELS, SIGNAL_LINES, signal_label
+
+    fields = {f.name for f in dataclasses.fields(RelationSignals)}
+    assert fields == set(SIGNAL_LABELS)
+    for _label, keys in SIGNAL_LINES:
+        assert set(keys if isinstance(keys, tuple) else (keys,)) <= fields
+    assert signal_label("coverage_x") == "share of A covered by shared text"
+    assert "_" not in "".join(SIGNAL_LABELS.values())

@@ -202,3 +202,34 @@ def test_status_pages_every_skipped_file_and_prints_stage_durations(index_names,
     assert listed == [f"  {path}: empty file" for path in empties]
     result = invoke(prefix, "status", "--skipped", "--run", run_id, "--page", "2")
     assert result.exit_code == 1 and "page 2 is past the last page (1)" in result.stderr
+
+
+def test_demo_names_the_pairs_it_missed_and_classed_wrong(es_client, index_names, tmp_path) -> None:
+    """The summary against the ground truth lists each missed pair and each wrong class with
+    both ids and truth vs found class (here the truth is made to disagree with the books)."""
+    corpus = _corpus(
+        tmp_path / "corpus",
+        ("pride-a", "pride-en-pg1342", 0),
+        ("pride-b", "pride-en-pg1342", 0),
+        ("walden", "walden-en-pg205", 0),
+    )
+    truth = [
+        {"a": "pride-b", "b": "pride-a", "relation": "ABRIDGED", "direction": "a_in_b"},
+        {"a": "walden", "b": "pride-a", "relation": "TRANSLATION", "direction": None},
+    ]
+    (tmp_path / "ground_truth.jsonl").write_text(
+        "".join(json.dumps(t) + "\n" for t in truth), encoding="utf-8"
+    )
+    demo = IndexNames(f"{index_names.prefix}-demo")
+    try:
+        result = invoke(index_names.prefix, "demo", "--corpus", str(corpus))
+        assert result.exit_code == 0, result.output
+        out = result.stdout
+        assert "1 of 2 related pairs found" in out, out
+        assert "missed (related in the ground truth, not found): 1" in out
+        assert "  pride-a ~ walden: truth TRANSLATION, found UNRELATED" in out
+        assert "classed wrong: 1" in out
+        assert "  pride-a ~ pride-b: truth ABRIDGED, found " in out
+        assert "found ABRIDGED" not in out
+    finally:
+        drop_indices(es_client, demo)

@@ -3,11 +3,13 @@ user meets them: tables and sentences, one wording, one-line errors; a real node
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import socket
 import subprocess
 import sys
+import textwrap
 import uuid
 from pathlib import Path
 
@@ -148,8 +150,22 @@ def test_explain_prints_the_decision_and_writes_the_picture(corpus, tmp_path: Pa
     assert "A is contained in B: it is pages 1–" in out and "of B" in out
     assert "how it was decided:" in out and "confidence of each class:" in out
     assert svg.read_bytes().lstrip().startswith(b"<?xml") and b"<svg" in svg.read_bytes()
+    # signals in plain words (bookdup.vocabulary), not field names
+    assert "share of A covered by shared text" in out and "coverage_x" not in out
     as_json = json.loads(invoke(names, "explain", VOLUME, PRIDE, "--json").stdout)
     assert as_json["direction"] == "this_in_other"
+    assert as_json["signal_labels"]["coverage_y"] == "share of B covered by shared text"
+    # the picture carries the verdict the CLI prints, whole (wrapped), and the class line
+    picture = html.unescape(svg.read_text(encoding="utf-8"))
+    assert as_json["verdict"] in out
+    for line in textwrap.wrap(as_json["verdict"], 130):
+        assert line in picture, line
+    assert "CONTIGUOUS_SUBSET (part of / contains), confidence" in picture
+    # related --plot: each panel says the verdict seen from the book, in the same words
+    panels = tmp_path / "related.svg"
+    assert invoke(names, "related", VOLUME, "--plot", str(panels)).exit_code == 0
+    drawn = " ".join(html.unescape(panels.read_text(encoding="utf-8")).split())
+    assert "This book is contained in the other" in drawn
     same = invoke(names, "explain", PRIDE, PRIDE)
     assert same.exit_code == 1 and "same book" in same.stderr
 
@@ -208,6 +224,7 @@ def test_sync_into_a_catalog_index(es_client, corpus) -> None:
 def test_serve_binds_loopback_by_default() -> None:
     result = CliRunner().invoke(cli, ["serve", "--help"])
     assert "--host TEXT" in result.output and "[default: 127.0.0.1]" in result.output
+    assert "--allowed-host NAME" in result.output  # issue 30: other Host names, repeatable
     assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
     assert not _is_loopback("0.0.0.0") and not _is_loopback("example.org")
 

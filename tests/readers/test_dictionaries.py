@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bookdup.dictionary import Dictionary
+from bookdup.stemming import stem_lexicon, stemmer_version
 from readers import dictionaries
 from readers.dictionaries import (
     DICTD_DIR,
@@ -109,8 +110,11 @@ def test_cache_file_is_written_and_used(dictd: Path, cache: Path) -> None:
     si, sd = index.stat(), data.stat()
     key = f"{si.st_mtime_ns}-{si.st_size}-{sd.st_mtime_ns}-{sd.st_size}.pkl"
     path = cache / f"freedict-eng-deu-v2-{key}"
-    (lexicon,) = cache.glob("lexicon-en-de-*.pkl")  # the merged lexicon, and each file parsed
-    assert sorted(p.name for p in cache.iterdir()) == sorted([path.name, lexicon.name])
+    # the merged lexicon, its stem lexicon, and each file parsed
+    (lexicon,) = (p for p in cache.glob("lexicon-en-de-*.pkl") if "-stems-" not in p.name)
+    stems = lexicon.with_name(f"{lexicon.stem}-stems-v1-{stemmer_version()}.pkl")
+    names = sorted([path.name, lexicon.name, stems.name])
+    assert sorted(p.name for p in cache.iterdir()) == names
     with open(path, "rb") as fh:
         assert pickle.load(fh) == ("\n".join(first.words), "\n".join(first.translations))
     # the next load reads the cache, not the dictd files
@@ -122,6 +126,24 @@ def test_cache_file_is_written_and_used(dictd: Path, cache: Path) -> None:
     assert (cache / f"freedict-eng-deu-v2-inv-{key}").exists()
 
 
+def test_stem_lexicon_is_cached_beside_the_lexicon(
+    dictd: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: stemming every lexicon a `match` needs was most of its ~7-16 s; the stem
+    lexicon is computed once, kept beside the lexicon, and read back without stemming."""
+    first = stem_lexicon(load_dictionary("en", "de", directory=dictd))
+    assert first is not None
+    assert list(cache.glob(f"lexicon-en-de-*-stems-v1-{stemmer_version()}.pkl"))
+
+    def no_stemming(*_args: object) -> None:
+        raise AssertionError("stemmed again")
+
+    monkeypatch.setattr("bookdup.stemming.stem_words", no_stemming)
+    again = stem_lexicon(load_dictionary("en", "de", directory=dictd))
+    assert again is not None and again is not first
+    assert table(again) == table(first) and again.origin == first.origin
+
+
 def test_unusable_or_stale_cache_reparses(dictd: Path, cache: Path) -> None:
     load_dictionary("en", "de", directory=dictd)
     for path in cache.iterdir():
@@ -130,7 +152,7 @@ def test_unusable_or_stale_cache_reparses(dictd: Path, cache: Path) -> None:
     # a changed dictd file (size, mtime) gets new cache entries
     write_dictd(dictd, "eng-deu", {("king",): "king\nKönig, Herrscher\n"})
     assert table(load_dictionary("en", "de", directory=dictd)) == {"king": ("könig", "herrscher")}
-    assert len(list(cache.iterdir())) == 4
+    assert len(list(cache.iterdir())) == 6  # parsed file, lexicon and its stems, twice
 
 
 def test_unwritable_cache_only_costs_time(

@@ -16,11 +16,16 @@ from tests.fixtures_books import gutenberg_body, paginate
 from tests.server.conftest import ALICE, ALICE_DE, ALICE_RACKHAM, BOOKS, TOM, TOM_PART1, WALDEN
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+LOCAL = "http://127.0.0.1:8000"  # a loopback Host: the server refuses others
 
 
 @pytest.fixture(scope="module")
 def api(served) -> TestClient:
-    return TestClient(create_app(served[1], max_body=2_000_000), raise_server_exceptions=False)
+    return TestClient(
+        create_app(served[1], max_body=2_000_000),
+        base_url=LOCAL,
+        raise_server_exceptions=False,
+    )
 
 
 def error_of(response) -> str:
@@ -145,7 +150,7 @@ def test_backend_failures_leak_no_url_credentials_or_trace(served) -> None:
     secret = "s3cr3t-pw"
     settings = ConnectionSettings(url=f"http://elastic:{secret}@127.0.0.1:1", timeout=2)
     dead = ReadSide(make_client(settings), served[0])
-    client = TestClient(create_app(dead), raise_server_exceptions=False)
+    client = TestClient(create_app(dead), base_url=LOCAL, raise_server_exceptions=False)
     # each waits out the read side's short retry budget (query.context.READ_RETRY_S)
     for path in ("/api/search?q=alice", f"/api/explain?a={TOM}&b={WALDEN}"):
         response = client.get(path)

@@ -131,6 +131,12 @@ def test_search_open_a_cluster_open_a_pair_see_the_picture(browser, server_url) 
     assert width >= 800  # the PNG decoded in the browser
     assert len(d.find_elements(By.CSS_SELECTOR, "#decision li")) >= 3
     assert "CONTIGUOUS_SUBSET" in d.find_element(By.ID, "confidences").text
+    # the signals in plain words, the same as `bookdup compare` prints (bookdup.vocabulary)
+    signals = d.find_element(By.ID, "signals").text
+    assert "share of A covered by shared text" in signals
+    assert "book similarity (min-hash Jaccard)" in signals
+    for raw in ("coverage_x", "book_similarity", "page_match_fraction", "None"):
+        assert raw not in signals, raw
     assert d.find_element(By.ID, "status").text == ""  # no error shown
 
     ARTIFACTS.mkdir(exist_ok=True)
