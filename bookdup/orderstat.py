@@ -195,6 +195,7 @@ def sequential_evidence(
     shuffles: int = 8,
     seed: int = 0,
     sigmas: float = SEQUENTIAL_SIGMAS,
+    min_below: int = 1,
 ) -> SequentialEvidence:
     """``shuffled_evidence`` that stops as soon as its z is surely below ``below`` or above
     ``above`` — the calibration of a decision, which only needs z against its thresholds.
@@ -205,7 +206,8 @@ def sequential_evidence(
     values and the spread of the ``shuffles`` − k to come, each with the null's sd (the
     Tracy–Widom one of the estimated mean, or the values' own spread if larger). The
     decision stops when z at ``sigmas`` standard errors either side is on one side of
-    [below, above].
+    [below, above]. ``min_below``: the fewest shuffles before a "below" verdict (a tighter
+    ``mean_low`` for a caller that goes on with it).
     """
     if n == 0 or groups.size == 0:
         return SequentialEvidence(OrderEvidence(n, lcs, 0.0, lis_null_sd(0), 0.0, 0), "below", 0)
@@ -222,7 +224,7 @@ def sequential_evidence(
         error = sigmas * sd * math.sqrt(rest * rest / k + rest / shuffles)
         low, high = max(mean - error, floor), max(mean + error, floor)
         z_low, z_high = sorted((_z_at(lcs, low), _z_at(lcs, high)))
-        if z_high < below:
+        if z_high < below and k >= min_below:
             return SequentialEvidence(_calibrated(lcs, n, values), "below", low)
         if z_low >= above:
             return SequentialEvidence(_calibrated(lcs, n, values), "above", low)

@@ -399,6 +399,12 @@ def _verify_general(
     return Verification(nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), align, evidence)
 
 
+#: Shuffles before a pair is taken as below the floor: the windows are then probed with the
+#: lowest plausible null mean of the whole, and a looser one (fewer shuffles) makes more of
+#: them worth calibrating, each then decided by the full calibration and a second scan.
+BELOW_SHUFFLES = 3
+
+
 def _decided_order(
     lcs: int,
     shared: int,
@@ -421,7 +427,9 @@ def _decided_order(
       pair stays below the floor; else the full path decides;
     * open (or a window worth calibrating): the full calibration and scan.
     """
-    seq = sequential_evidence(lcs, shared, gx, of_order, below=min_z, above=max_z, seed=seed)
+    seq = sequential_evidence(
+        lcs, shared, gx, of_order, below=min_z, above=max_z, seed=seed, min_below=BELOW_SHUFFLES
+    )
     if seq.verdict == "above":
         return seq.evidence
     if seq.verdict == "below":
