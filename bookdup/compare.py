@@ -51,6 +51,7 @@ def verify_features(
     dictionary: Dictionary | None,
     threshold: float | None = None,
     min_z: float | None = None,
+    max_z: float | None = None,
 ) -> Verification | None:
     """The verification half of `compare_features`: None when the pair falls below a floor.
 
@@ -59,11 +60,12 @@ def verify_features(
     translated pairs only ``min_z``). Its shared-item count
     alone usually proves that (no alignment). None for both verifies whatever the score.
     With a lexicon, the book in its source language is translated (``translated_first``), so
-    x and y of the result may be (fb, fa).
+    x and y of the result may be (fb, fa). ``max_z``: the order statistic above which the
+    decision is made (``verify_pair``: the null calibrated only as far as the decision needs).
     """
     x, y = (fa, fb) if translated_first(fa, fb, dictionary) else (fb, fa)
     verification = verify_pair(
-        x, y, threshold=threshold, score="its", dictionary=dictionary, min_z=min_z
+        x, y, threshold=threshold, score="its", dictionary=dictionary, min_z=min_z, max_z=max_z
     )
     floors = [(f, v) for f, v in ((threshold, "its"), (min_z, "order_z")) if f is not None]
     if verification is None or not floors:

@@ -31,6 +31,13 @@ SAME_LANGUAGE_Z_FLOOR = CLASSIFIER_PARAMS.min_z[0]
 #: Below the lower edge of the TRANSLATION ramp on the order statistic a translated pair can
 #: only be UNRELATED.
 TRANSLATION_FLOOR = CLASSIFIER_PARAMS.translation_z[0]
+#: At or above this order statistic every ramp of the classifier that reads it is saturated
+#: (TRANSLATION's two, the same-language gate's): z need not be calibrated any further.
+DECIDED_Z = max(
+    CLASSIFIER_PARAMS.translation_z[1],
+    CLASSIFIER_PARAMS.translation_z_alone[1],
+    CLASSIFIER_PARAMS.min_z[1],
+)
 
 
 class Lexicons(Protocol):
@@ -46,12 +53,15 @@ class PairPlan:
     """How one pair is verified: through which lexicon (None: same language) from which floor.
 
     ``threshold`` is on its, ``min_z`` on the order statistic; a pair must reach one of the
-    floors given (same language: both given; translated: ``min_z``).
+    floors given (same language: both given; translated: ``min_z``). ``max_z``: the order
+    statistic from which the decision is made (the null is calibrated only as far as the
+    decision needs, ``bookdup.verify.verify_pair``); None calibrates it fully.
     """
 
     dictionary: Dictionary | None
     threshold: float | None
     min_z: float | None = None
+    max_z: float | None = DECIDED_Z
 
 
 def plan_pair(a: BookFeatures, b: BookFeatures, lexicons: Lexicons) -> PairPlan | None:
@@ -79,7 +89,12 @@ class VerifiedPair:
 def verify_planned(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> VerifiedPair | None:
     """Verify one pair under its plan; None when it falls below the floor."""
     verification = verify_features(
-        a, b, dictionary=plan.dictionary, threshold=plan.threshold, min_z=plan.min_z
+        a,
+        b,
+        dictionary=plan.dictionary,
+        threshold=plan.threshold,
+        min_z=plan.min_z,
+        max_z=plan.max_z,
     )
     return None if verification is None else VerifiedPair(a, b, verification, plan.dictionary)
 

@@ -16,10 +16,11 @@ assumes those arrays are not modified in place.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Protocol
 
@@ -30,7 +31,12 @@ from bookdup.boilerplate import verbatim_runs
 from bookdup.dictionary import Dictionary
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
 from bookdup.orderscan import ScanInput, scan_windows
-from bookdup.orderstat import OrderEvidence, order_evidence, shuffled_evidence
+from bookdup.orderstat import (
+    OrderEvidence,
+    order_evidence,
+    sequential_evidence,
+    shuffled_evidence,
+)
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
@@ -222,6 +228,7 @@ def verify_pair(
     score: str = "its",
     dictionary: Dictionary | None = None,
     min_z: float | None = None,
+    max_z: float | None = None,
 ) -> Verification | None:
     """Verify fa against fb; None when the pair can reach neither ``threshold`` (on ``score``)
     nor ``min_z`` (each None: no such floor; with both, either suffices).
@@ -233,6 +240,12 @@ def verify_pair(
     ``min_z``: the order statistic (``bookdup.orderstat``) a pair must be able to reach; the
     shuffles that calibrate it are only run for pairs that might. A returned Verification may
     still score below the thresholds.
+
+    ``max_z`` (with ``min_z``): the order statistic above which the caller's decision no
+    longer changes (the classifier's ramps are saturated). The null is then calibrated
+    sequentially (``bookdup.orderstat.sequential_evidence``): shuffles stop once z is surely
+    below ``min_z`` or above ``max_z``, and windows are not scanned above it; the reported
+    z of such a pair is an estimate (``order.shuffles`` < 8). None: the full calibration.
     """
     if score not in ("its", "cs"):
         raise ValueError(f"score must be 'its' or 'cs', not {score!r}")
@@ -256,7 +269,7 @@ def verify_pair(
         contexts = (getattr(fa.unique, "context", None), getattr(fb.unique, "context", None))
         return _verify_distinct(a, b, ia, ib, nx, ny, contexts)
     mask = verbatim_runs(fa.unique.hashes, fb.unique.hashes) if dictionary is not None else None
-    return _verify_general(a, b, ia, ib, nx, ny, mask, min_z)
+    return _verify_general(a, b, ia, ib, nx, ny, mask, min_z, max_z)
 
 
 @dataclass(frozen=True)
@@ -353,6 +366,7 @@ def _verify_general(
     ny: int,
     mask: tuple[np.ndarray, np.ndarray] | None,
     min_z: float | None,
+    max_z: float | None = None,
 ) -> Verification:
     """Items repeat (translated x): bit-parallel LCS, the null calibrated by shuffling x's words."""
     px, py, cx, cy = _restrict(a, b, ia, ib)
@@ -363,21 +377,69 @@ def _verify_general(
     sx, sy = encode_ranks(cx), encode_ranks(cy)
     lcs = int(LCSseq.similarity(sx, sy)) if sx and sy else 0
     evidence = order_evidence(lcs, shared)  # an upper bound: repeats only add chance matches
+    data = ScanInput(a.groups[px], cx, py, cy, nx, ny)
     if min_z is None or evidence.z >= min_z:
-        evidence = shuffled_evidence(
-            lcs,
-            shared,
-            a.groups[px],
-            lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
-            seed=lcs * 7919 + shared,
-        )
-    evidence = scan_windows(ScanInput(a.groups[px], cx, py, cy, nx, ny), evidence, min_z)
+        gx, seed = a.groups[px], lcs * 7919 + shared
+
+        def of_order(o: np.ndarray) -> int:
+            return int(LCSseq.similarity(encode_ranks(cx[o]), sy))
+
+        if min_z is not None and max_z is not None:
+            evidence = _decided_order(lcs, shared, gx, of_order, seed, data, min_z, max_z)
+        else:
+            evidence = shuffled_evidence(lcs, shared, gx, of_order, seed=seed)
+            evidence = scan_windows(data, evidence, min_z)
+    else:
+        evidence = scan_windows(data, evidence, min_z)
 
     def align() -> tuple[np.ndarray, np.ndarray]:
         ax, ay = align_restricted(px, py, sx, sy)
         return a.pages[ax], b.pages[ay]
 
     return Verification(nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), align, evidence)
+
+
+#: Shuffles before a pair is taken as below the floor: the windows are then probed with the
+#: lowest plausible null mean of the whole, and a looser one (fewer shuffles) makes more of
+#: them worth calibrating, each then decided by the full calibration and a second scan.
+BELOW_SHUFFLES = 3
+
+
+def _decided_order(
+    lcs: int,
+    shared: int,
+    gx: np.ndarray,
+    of_order: Callable[[np.ndarray], int],
+    seed: int,
+    data: ScanInput,
+    min_z: float,
+    max_z: float,
+) -> OrderEvidence:
+    """The order evidence a decision against [min_z, max_z] needs, calibrated no further.
+
+    The same decision as ``scan_windows`` over the fully calibrated whole pair:
+
+    * whole z surely at least ``max_z``: windows only raise it, and the decision is made;
+    * surely below ``min_z``: the windows are scanned with the lowest plausible null mean
+      of the whole, which gives every window an estimate at least as high as the full
+      calibration would (``scan_windows`` scales the windows' nulls by it). When no window
+      is then worth calibrating, none would be after the full calibration either, and the
+      pair stays below the floor; else the full path decides;
+    * open (or a window worth calibrating): the full calibration and scan.
+    """
+    seq = sequential_evidence(
+        lcs, shared, gx, of_order, below=min_z, above=max_z, seed=seed, min_below=BELOW_SHUFFLES
+    )
+    if seq.verdict == "above":
+        return seq.evidence
+    if seq.verdict == "below":
+        probe = replace(seq.evidence, null_mean=seq.mean_low, z=-math.inf)
+        if scan_windows(data, probe, min_z) is probe:
+            return seq.evidence
+    whole = seq.evidence
+    if seq.verdict != "open":
+        whole = shuffled_evidence(lcs, shared, gx, of_order, seed=seed)
+    return scan_windows(data, whole, min_z)
 
 
 def _restrict(

@@ -11,6 +11,7 @@ from bookdup.orderstat import (
     lis_null_mean,
     lis_null_sd,
     order_evidence,
+    sequential_evidence,
     shuffled_evidence,
 )
 
@@ -114,3 +115,35 @@ def test_shuffled_evidence_sees_a_real_order() -> None:
         lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
     )
     assert lcs == 200 and ev.z > 40 and ev.shuffles == 8
+
+
+def test_sequential_evidence_stops_early_only_when_the_side_is_sure() -> None:
+    """Unrelated order stops after few shuffles below the floor, a real order above the
+    saturation; a pair near the line runs every shuffle and equals the full calibration."""
+    for seed in range(10):
+        lcs, n, gx, sy, cx = _general_null(300, 4, seed)
+
+        def lcs_of(o: np.ndarray, cx: np.ndarray = cx, sy: str = sy) -> int:
+            return int(LCSseq.similarity(encode_ranks(cx[o]), sy))
+
+        full = shuffled_evidence(lcs, n, gx, lcs_of, seed=seed)
+        seq = sequential_evidence(lcs, n, gx, lcs_of, below=6.0, above=12.0, seed=seed)
+        assert seq.verdict == "below" and seq.evidence.shuffles < 8 and full.z < 6.0
+        assert seq.mean_low <= full.null_mean
+        # a line right at the full z: never decided early, the same evidence
+        line = sequential_evidence(lcs, n, gx, lcs_of, below=full.z, above=full.z + 1, seed=seed)
+        assert line.verdict == "open" and line.evidence == full
+    rng = np.random.default_rng(3)
+    cx = np.repeat(np.arange(200), 2)
+    cx[1::2] = rng.integers(200, 400, size=200)
+    sy = encode_ranks(np.arange(200))
+    lcs = int(LCSseq.similarity(encode_ranks(cx), sy))
+    seq = sequential_evidence(
+        lcs,
+        200,
+        np.repeat(np.arange(200), 2),
+        lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
+        below=6.0,
+        above=12.0,
+    )
+    assert seq.verdict == "above" and seq.evidence.shuffles == 1 and seq.evidence.z > 40
