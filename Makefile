@@ -15,10 +15,11 @@ demo: install dictionaries
 test: install dictionaries lint
 	bash scripts/run_tests.sh
 
-# The quick tier while iterating: the static checks and every test that needs no node (the
-# node's URL points nowhere, so a test that reaches one unmarked fails instead of passing).
+# The quick tier while iterating: the static checks and every test that needs no node and is
+# not marked slow (the whole-corpus proofs on the real books; `make test` runs them). The
+# node's URL points nowhere, so a test that reaches one unmarked fails instead of passing.
 check: install lint
-	ELASTICSEARCH_URL=http://127.0.0.1:9 $(PYTHON) -m pytest -q -p no:cacheprovider -m "not es"
+	ELASTICSEARCH_URL=http://127.0.0.1:9 $(PYTHON) -m pytest -q -p no:cacheprovider -n 2 -m "not es and not slow"
 
 lint: install
 	bash scripts/lint.sh
