@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Protocol
@@ -41,7 +41,7 @@ from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
-__all__ = ["Verification", "verify_many", "verify_pair"]
+__all__ = ["Verification", "verify_pair"]
 
 _BITS = 1 << 16  # bitset size: ~3K unique words set ~5% of the bits
 _MASK = _BITS - 1
@@ -462,17 +462,3 @@ def _restrict(
         out.append((pos[by_pos], codes[by_pos]))
     (px, cx), (py, cy) = out
     return px, py, cx, cy
-
-
-def verify_many(
-    pairs: Iterable[tuple[HasUnique, HasUnique]],
-    *,
-    threshold: float,
-    score: str = "its",
-    dictionary: Dictionary | None = None,
-) -> list[Verification | None]:
-    """verify_pair over candidate pairs; each book is prepared once however often it recurs."""
-    return [
-        verify_pair(fa, fb, threshold=threshold, score=score, dictionary=dictionary)
-        for fa, fb in pairs
-    ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,7 @@ from bookdup.lcs import lcs_distinct
 from bookdup.scores import cs, its
 from bookdup.text import normalise_pages
 from bookdup.uniquewords import UniqueWords, hash_words, unique_words
-from bookdup.verify import verify_many, verify_pair
+from bookdup.verify import verify_pair
 from readers.dictionaries import DICTD_DIR, load_dictionary
 
 GUTENBERG = Path(__file__).resolve().parents[3] / "shared" / "data" / "gutenberg"
@@ -101,14 +100,6 @@ def test_pruning_is_safe_with_translation(a: list[int], b: list[int], t: float) 
         assert (v.lcs, v.shared, v.its) == (full.lcs, full.shared, full.its)
 
 
-def test_verify_many_matches_verify_pair() -> None:
-    books = [book_of([f"w{i}" for i in range(k, k + 100)]) for k in (0, 10, 90, 500)]
-    pairs = [(books[0], b) for b in books]
-    got = verify_many(pairs, threshold=0.72)
-    assert [None if v is None else v.lcs for v in got] == [100, 90, None, None]
-
-
-@cache
 def gutenberg_book(name: str) -> Book:
     text = (GUTENBERG / f"{name}.txt").read_text(encoding="utf-8")
     return Book(unique_words(normalise_pages(text.split("\f"))))
