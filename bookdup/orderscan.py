@@ -92,6 +92,17 @@ def _pairs(cx: np.ndarray, cy: np.ndarray, k: int) -> int:
     return int((np.bincount(cx, minlength=k).astype(np.int64) * np.bincount(cy, minlength=k)).sum())
 
 
+def _ceiling(whole_lcs: int, nx: int, ny: int, shared: int) -> float:
+    """The highest estimate a window could reach, before its LCS is computed.
+
+    A window's |LCS| is at most the whole pair's and at most either restricted side's
+    length; its null mean is at least the distinct-item one of its ``shared`` items. A window
+    whose ceiling cannot beat the best so far (or the floor) cannot change the result, so
+    skipping its LCS is lossless: on unrelated translated pairs most big windows go here.
+    """
+    return (min(whole_lcs, nx, ny) - lis_null_mean(shared)) / lis_null_sd(shared)
+
+
 def scan_windows(
     data: ScanInput, whole: OrderEvidence, floor: float | None = None
 ) -> OrderEvidence:
@@ -110,6 +121,7 @@ def scan_windows(
     k = int(max(data.cx.max(initial=-1), data.cy.max(initial=-1))) + 1
     whole_mean = whole.null_mean if whole.shuffles else lis_null_mean(whole.n)
     lift = whole_mean / max(lis_null_mean(_pairs(data.cx, data.cy, k)), 1.0)
+    limit = max(whole.z, floor if floor is not None else -np.inf)
     best: tuple[float, tuple[int, int], tuple[np.ndarray, ...], int, int] | None = None
     for start, end in windows(n):
         if (start, end) == (0, n):
@@ -120,14 +132,15 @@ def scan_windows(
         else:
             gx, cx, cy = data.gx, data.cx, data.cy[inside]
         gx, cx, cy, shared = _restricted(gx, cx, cy, k)
-        if shared == 0:
+        bar = limit if best is None else max(limit, best[0])
+        if shared == 0 or _ceiling(whole.lcs, cx.size, cy.size, shared) <= bar:
             continue
         lcs = int(LCSseq.similarity(encode_ranks(cx), encode_ranks(cy)))
         mean = max(lis_null_mean(shared), lift * lis_null_mean(_pairs(cx, cy, k)))
         estimate = (lcs - mean) / lis_null_sd(shared)
         if best is None or estimate > best[0]:
             best = (estimate, (start, end), (gx, cx, cy), lcs, shared)
-    if best is None or best[0] <= max(whole.z, floor if floor is not None else -np.inf):
+    if best is None or best[0] <= limit:
         return whole
     _, (start, end), (gx, cx, cy), lcs, shared = best
     evidence = _calibrated(gx, cx, cy, lcs, shared)

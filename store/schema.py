@@ -32,7 +32,12 @@ Transform = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def add_stems(source: dict[str, Any]) -> dict[str, Any]:
-    """Books v1 → v2: the sampled stem hashes (``stems``) from the stored features."""
+    """Books v1 → v2: the sampled stem hashes (``stems``) from the stored features.
+
+    v2 → v3 copies books as they are: the winnowed keys (``winnows``) are hashed from the whole
+    word stream, which the stored features do not keep. Such a book is queried by its unique
+    words until ``bookdup index`` reads its file again (its features_version is behind, so the
+    file is re-extracted even though it did not change)."""
     features = source.get("features")
     if "stems" in source or not isinstance(features, dict) or "language" not in features:
         return source

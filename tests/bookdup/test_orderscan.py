@@ -60,3 +60,32 @@ def test_random_orders_stay_near_chance_after_the_scan() -> None:
     # floor (6)
     assert z.max() < 5.0
     assert np.median(z) < 3.0
+
+
+def _partly_translated(rng: np.random.Generator, part_size: int, noise_size: int, spread: float):
+    """A big book and a small one holding an ordered part of it among chance matches."""
+    big = rng.permutation(30_000)[:2000]
+    part = big[:part_size][rng.random(part_size) < 0.6]
+    noise = rng.choice(big, noise_size, replace=False)
+    small = np.concatenate([part, noise])
+    small = small[
+        np.argsort(
+            np.concatenate([np.arange(part.size), rng.random(noise_size) * part.size * spread])
+        )
+    ]
+    _, first = np.unique(small, return_index=True)
+    return big, small[np.sort(first)]
+
+
+def test_skipping_windows_by_their_ceiling_changes_no_result(monkeypatch) -> None:
+    """The ceiling check only skips windows that could not have won: the scan with it gives
+    the same evidence as the scan that computes every window's LCS, related or not."""
+    import bookdup.orderscan as orderscan
+
+    rng = np.random.default_rng(3)
+    cases = [_partly_translated(rng, 50 + 10 * i, 300 + 20 * i, i % 3) for i in range(40)]
+    pruned = [_scan(big, small) for big, small in cases]
+    monkeypatch.setattr(orderscan, "_ceiling", lambda *args: np.inf)
+    full = [_scan(big, small) for big, small in cases]
+    assert pruned == full
+    assert sum(window is not None for _, _, window in full) >= 10  # windows won often
