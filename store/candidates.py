@@ -295,8 +295,15 @@ class StopLists:
         return len(self.bands) + int(self.uniq.size) + int(self.stems.size)
 
     @classmethod
-    def from_index(cls, client: Elasticsearch, index: str, params: CandidateParams) -> StopLists:
-        """Document frequencies of the whole books index, read once per job."""
+    def from_index(
+        cls, client: Elasticsearch, index: str, params: CandidateParams, *, winnows: bool = True
+    ) -> StopLists:
+        """Document frequencies of the whole books index, read once per job.
+
+        ``winnows=False`` leaves out the winnowed keys' table (every book's keys read from
+        _source): a lookup of a text that is not indexed (``bookdup match``) cannot use it,
+        since a key the text shares with its only indexed edition has a document frequency of
+        one, which the table does not keep; such a lookup queries unique words instead."""
         n_books = with_retries()(client.count)(index=index)["count"]
         max_df = params.max_df(n_books)
         bands = high_df_terms(client, index, BANDS_FIELD, max_df)
@@ -306,8 +313,8 @@ class StopLists:
         frequent = np.array(sorted(int(t, 16) for t in held), dtype=np.uint32)
         stems = high_df_terms(client, index, STEMS_FIELD, max_df)
         common_stems = np.array(sorted(int(t, 16) for t in stems), dtype=np.uint32)
-        winnows = winnow_frequencies(client, index)
-        return cls(n_books, max_df, frozenset(bands), common, frequent, common_stems, winnows)
+        table = winnow_frequencies(client, index) if winnows else None
+        return cls(n_books, max_df, frozenset(bands), common, frequent, common_stems, table)
 
 
 def winnow_frequencies(client: Elasticsearch, index: str) -> KeyFrequencies | None:
@@ -419,11 +426,20 @@ class CandidateSearcher:
                 candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
             )
         ]
-        if f.winnows.size and self.stop.winnows is not None:
+        table = self.stop.winnows
+        if f.winnows.size and table is not None:
             # same language from the text keys; the unique-word query still serves the other
-            # languages, where shared names, numerals and cognates point at translations
+            # languages, where shared names, numerals and cognates point at translations. While
+            # some books have no winnowed keys (indexed before them, e.g. a migrated v2 index)
+            # it also serves this language: those books are reached only through it.
             out.append(("winnows", self._winnow_body(f)))
-            out.append(("uniq", self._uniq_body(f, f.unique.hashes, None, other_languages=True)))
+            every_book_keyed = table.n_books >= self.stop.n_books
+            out.append(
+                (
+                    "uniq",
+                    self._uniq_body(f, f.unique.hashes, None, other_languages=every_book_keyed),
+                )
+            )
         else:
             out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
         for target in self.lexicons.targets(f.language):

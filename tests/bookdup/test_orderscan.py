@@ -89,3 +89,42 @@ def test_skipping_windows_by_their_ceiling_changes_no_result(monkeypatch) -> Non
     full = [_scan(big, small) for big, small in cases]
     assert pruned == full
     assert sum(window is not None for _, _, window in full) >= 10  # windows won often
+
+
+def _general_scan(rng: np.random.Generator, floor: float | None):
+    """The verifier's translated path: x's items repeat (several source words, one
+    translation), the whole pair's null calibrated by shuffling, an optional floor."""
+    from bookdup.orderstat import shuffled_evidence
+
+    k = 600
+    gx = np.sort(rng.choice(5000, 1500, replace=False))  # x's source words, in reading order
+    cx = rng.integers(0, k, gx.size)  # their translations: codes that repeat
+    part = int(rng.choice([0, 0, 40, 150, 300]))  # y translates a part of x (or none) ...
+    cy = np.concatenate([cx[:part][rng.random(part) < 0.6], rng.permutation(k)[:300]])
+    cy = cy[np.argsort(np.concatenate([np.arange(cy.size - 300), rng.random(300) * 400]))]
+    _, first = np.unique(cy, return_index=True)
+    cy = cy[np.sort(first)]  # ... and its own words are distinct
+    keep = np.isin(cx, cy)
+    gx, cx = gx[keep], cx[keep]
+    py = np.arange(cy.size)
+    sy = encode_ranks(cy)
+    lcs = int(LCSseq.similarity(encode_ranks(cx), sy))
+    shared = int(np.intersect1d(cx, cy).size)
+    whole = shuffled_evidence(
+        lcs, shared, gx, lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)), seed=lcs
+    )
+    return scan_windows(ScanInput(gx, cx, py, cy, 5000, cy.size), whole, floor)
+
+
+def test_the_ceiling_is_lossless_with_repeated_items_shuffled_nulls_and_floors(monkeypatch):
+    """The same with items repeating on x, as a translated book's do, and the verifier's
+    floors: every field of the evidence, the window included, is unchanged."""
+    import bookdup.orderscan as orderscan
+
+    seeds = [(seed, floor) for seed in range(12) for floor in (None, 4.0, 9.0)]
+    pruned = [_general_scan(np.random.default_rng(s), f) for s, f in seeds]
+    monkeypatch.setattr(orderscan, "_ceiling", lambda *args: np.inf)
+    full = [_general_scan(np.random.default_rng(s), f) for s, f in seeds]
+    assert pruned == full
+    assert sum(e.window is not None for e in full) >= 5  # windows won often ...
+    assert sum(e.window is None for e in full) >= 5  # ... and lost (unrelated pairs)
