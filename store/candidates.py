@@ -430,7 +430,7 @@ class CandidateSearcher:
         if f.winnows.size and table is not None:
             # same language from the text keys; the unique-word query still serves the other
             # languages, where shared names, numerals and cognates point at translations. While
-            # some books have no winnowed keys (indexed before them, e.g. a migrated v2 index)
+            # some books have no winnowed keys (indexed before them, e.g. a migrated v3 index)
             # it also serves this language: those books are reached only through it.
             out.append(("winnows", self._winnow_body(f)))
             every_book_keyed = table.n_books >= self.stop.n_books

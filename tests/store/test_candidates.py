@@ -128,7 +128,7 @@ def _kinds(stop: candidates.StopLists, f) -> dict[str, dict]:
 
 def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are_missing():
     """A book with winnowed keys asks them for its language and unique words for the others;
-    a book without them (indexed before v3), an index where some books lack them, or a
+    a book without them (indexed before books v4), an index where some books lack them, or a
     lookup without the key table (``bookdup match``) query unique words in every language."""
     import dataclasses
 
