@@ -80,7 +80,8 @@ class CandidateParams:
     # other; one held by more than ``winnow_max_df`` is a common phrase ("at the same time")
     # or boilerplate. Sampling ~300 keys from that band and keeping books that share at least
     # 3 found 0.998 of same-language related pairs in the top 30 on a generated 1,000-book
-    # corpus, against 0.936 for the unique-word query (docs/EVALUATION.md, candidates v2).
+    # corpus, against 0.936 for the unique-word query (the winnow-keys branch's measurement;
+    # docs/EVALUATION.md, "Winnowed 3-gram keys", has the end-to-end figures).
     winnow_min_df: int = 2
     winnow_max_df: int = 20
     winnow_query_terms: int = 300
