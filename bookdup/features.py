@@ -34,11 +34,12 @@ from bookdup.uniquewords import (
     hash_words,
     unique_from_encoded,
 )
+from bookdup.winnow import winnow
 
-#: Version of what ``extract_features`` stores: 2 added the unique words' neighbour contexts.
-#: A book stored with an older version is extracted again when its file is indexed again,
-#: even if the file did not change.
-FEATURES_VERSION = 2
+#: Version of what ``extract_features`` stores: 2 added the unique words' neighbour contexts,
+#: 3 the winnowed 3-gram keys (``winnows``, books mapping v4). A book stored with an older
+#: version is extracted again when its file is indexed again, even if the file did not change.
+FEATURES_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,9 @@ class BookFeatures:
     page_minhashes: np.ndarray  # uint16[n_pages, page_perm], b-bit
     bands: list[str]
     flags: list[str] = field(default_factory=list)
+    #: sorted distinct winnowed 3-gram keys (``bookdup.winnow``), the same-language candidate
+    #: keys; indexed as terms, not kept in the stored features (empty when read back from them)
+    winnows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
 
 
 def _normalised_chunks(pages: Sequence[str], chunk_chars: int) -> Iterator[list[str]]:
@@ -168,6 +172,7 @@ def extract_features(book: Book, params: FeatureParams = FeatureParams()) -> Boo
         page_minhashes=pages_sig,
         bands=bands,
         flags=flags,
+        winnows=winnow(h64),
     )
 
 
@@ -234,6 +239,21 @@ def features_from_doc(d: dict[str, Any], *, words: bool = True) -> BookFeatures:
         bands=list(d["bands"]),
         flags=list(d["flags"]),
     )
+
+
+def hex_terms(hashes: np.ndarray) -> list[str]:
+    """32-bit hashes as the 8-hex-digit keyword terms every key field holds."""
+    return [f"{x:08x}" for x in np.asarray(hashes, dtype=np.uint32).tolist()]
+
+
+def terms_to_hashes(terms: Sequence[str]) -> np.ndarray:
+    """Inverse of ``hex_terms``, vectorised: a book's 7,000 keys are read back on every run."""
+    if not terms:
+        return np.zeros(0, np.uint32)
+    digits = np.frombuffer("".join(terms).encode("ascii"), dtype=np.uint8).reshape(-1, 8)
+    nibbles = np.where(digits >= ord("a"), digits - (ord("a") - 10), digits - ord("0"))
+    shifts = np.arange(28, -1, -4, dtype=np.uint32)
+    return (nibbles.astype(np.uint32) << shifts).sum(axis=1, dtype=np.uint32)
 
 
 def unique_sample_terms(f: BookFeatures, modulus: int) -> list[str]:

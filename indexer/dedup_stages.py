@@ -9,6 +9,7 @@ A stage knows nothing of the others' internals, so it can be timed, tested or re
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bookdup.features import BookFeatures, features_from_doc
+from bookdup.features import BookFeatures, features_from_doc, terms_to_hashes
 from bookdup.relate import (
     VerifiedPair,
     classify_verified,
@@ -27,6 +28,7 @@ from bookdup.relate import (
 from readers.dictionaries import Dictionaries
 from store.bulk import Action
 from store.candidates import (
+    WINNOWS_FIELD,
     CandidateParams,
     CandidateSearcher,
     StopLists,
@@ -97,7 +99,7 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
         run.client,
         run.names.books,
         query=run.selection,
-        source=["features", "flags"],
+        source=["features", "flags", WINNOWS_FIELD],
         page_size=200,
     )
     for batch in batched(hits, run.params.batch_size):
@@ -108,7 +110,9 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
                 skipped.append((hit["_id"], "flagged " + ",".join(sorted(flags))))
                 continue
             features = features_from_doc(hit["_source"]["features"], words=False)
-            books.append(run.cache.put(features))
+            keys = terms_to_hashes(hit["_source"].get(WINNOWS_FIELD, []))
+            # the cache holds the verification data only; the keys serve this query alone
+            books.append(dataclasses.replace(run.cache.put(features), winnows=keys))
         yield QueryBatch([hit["_id"] for hit in batch], books, skipped)
 
 

@@ -21,6 +21,7 @@ from bookdup.features import (
     FeatureParams,
     extract_features,
     features_to_doc,
+    hex_terms,
     stem_sample,
     unique_sample_terms,
 )
@@ -103,6 +104,7 @@ def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict
         "bands": list(features.bands),
         "uniq": unique_sample_terms(features, uniq_modulus),
         "stems": stem_sample(features.unique.stems),
+        "winnows": hex_terms(features.winnows),
         "features": features_to_doc(features),
         "features_version": FEATURES_VERSION,
         "extra": book.extra,

@@ -90,7 +90,7 @@ class ReadSide:
         self.compute_lock = threading.Lock()
 
     def _read_state(self, version: tuple[int, object]) -> _State:
-        stop = StopLists.from_index(self.client, self.names.books, self.params)
+        stop = StopLists.from_index(self.client, self.names.books, self.params, winnows=False)
         languages = indexed_languages(self.client, self.names.books)
         cache = FeatureCache(self.client, self.names.books, stop.uniq, size=READ_CACHE_SIZE)
         searcher = CandidateSearcher(

@@ -13,7 +13,16 @@ from query.context import READ_RETRY_S, NotFound
 from query.display import CLASS_ORDER, display_title, relation_label
 from store.retry import with_retries
 
-BOOK_FIELDS_HIDDEN = ["features", "bands", "uniq", "stems", "extra", "raw_hash", "source"]
+BOOK_FIELDS_HIDDEN = [
+    "features",
+    "bands",
+    "uniq",
+    "stems",
+    "winnows",
+    "extra",
+    "raw_hash",
+    "source",
+]
 OTHER_BOOK_FIELDS = [
     "title",
     "author",

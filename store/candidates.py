@@ -1,4 +1,9 @@
-"""Candidate pairs from term queries: band collisions, shared unique words, translated stems.
+"""Candidate pairs from term queries: band collisions, shared text keys, translated stems.
+
+Same-language candidates come from winnowed word-3-gram keys (``bookdup.winnow``): each query
+samples ~300 of the book's keys among those held by 2 … 20 books and ranks the books sharing
+them by how many they share. Books indexed before those keys existed fall back to a query on
+their unique words.
 
 No pair of books is ever compared unless the inverted index says they share keys. Keys held by
 too many books (licence boilerplate, very common band values) carry no evidence and would make
@@ -20,16 +25,19 @@ from elasticsearch import Elasticsearch
 from bookdup.arrays import distinct, isin_sorted
 from bookdup.boilerplate import frequent_df
 from bookdup.evaluate import pair_key
-from bookdup.features import STEM_MODULUS, BookFeatures
+from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
+from bookdup.winnow import KeyFrequencies, consistent_sample
+from store.iterate import iter_documents
 from store.msearch import msearch
 from store.retry import with_retries
 
 BANDS_FIELD = "bands"
 UNIQ_FIELD = "uniq"
 STEMS_FIELD = "stems"
+WINNOWS_FIELD = "winnows"
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,25 @@ class CandidateParams:
     # related pairs at 1,500 generated books.
     max_df_fraction: float = 0.05
     min_max_df: int = 50  # ... but never cut keys held by fewer books than this
+    # Winnowed 3-gram keys (same-language queries). A key held by one book points at no
+    # other; one held by more than ``winnow_max_df`` is a common phrase ("at the same time")
+    # or boilerplate. Sampling ~300 keys from that band and keeping books that share at least
+    # 3 found 0.998 of same-language related pairs in the top 30 on a generated 1,000-book
+    # corpus, against 0.936 for the unique-word query (the winnow-keys branch's measurement;
+    # docs/EVALUATION.md, "Winnowed 3-gram keys", has the end-to-end figures).
+    winnow_min_df: int = 2
+    winnow_max_df: int = 20
+    winnow_query_terms: int = 300
+    winnow_min_shared: int = 3
+    # ... and at least this share of the keys sampled: chance sharing of 3-grams in the band
+    # is common (median 8 of ~210 sampled keys between unrelated generated books), true pairs
+    # share a run of text (median 80). At 4% the same 1K corpus kept 896 of its 898 candidate
+    # same-language pairs with 10,426 winnow pairs to verify instead of 23,204.
+    winnow_min_shared_fraction: float = 0.04
+
+    def winnow_minimum(self, n_terms: int) -> int:
+        """Sampled winnowed keys a candidate must share with a query of ``n_terms`` keys."""
+        return max(self.winnow_min_shared, math.ceil(self.winnow_min_shared_fraction * n_terms))
 
     def min_shared(self, n_terms: int) -> int:
         """Sampled terms a candidate must share with a query of ``n_terms`` terms."""
@@ -260,14 +287,24 @@ class StopLists:
     #: sorted uint32 stem hashes held by more than ``max_df`` books: dropped from translated
     #: queries
     stems: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.uint32))
+    #: document frequency of every winnowed key held by two books or more (None: not read,
+    #: e.g. an index without winnowed keys: queries fall back to unique words)
+    winnows: KeyFrequencies | None = None
 
     @property
     def n_terms(self) -> int:
         return len(self.bands) + int(self.uniq.size) + int(self.stems.size)
 
     @classmethod
-    def from_index(cls, client: Elasticsearch, index: str, params: CandidateParams) -> StopLists:
-        """Document frequencies of the whole books index, read once per job."""
+    def from_index(
+        cls, client: Elasticsearch, index: str, params: CandidateParams, *, winnows: bool = True
+    ) -> StopLists:
+        """Document frequencies of the whole books index, read once per job.
+
+        ``winnows=False`` leaves out the winnowed keys' table (every book's keys read from
+        _source): a lookup of a text that is not indexed (``bookdup match``) cannot use it,
+        since a key the text shares with its only indexed edition has a document frequency of
+        one, which the table does not keep; such a lookup queries unique words instead."""
         n_books = with_retries()(client.count)(index=index)["count"]
         max_df = params.max_df(n_books)
         bands = high_df_terms(client, index, BANDS_FIELD, max_df)
@@ -277,7 +314,24 @@ class StopLists:
         frequent = np.array(sorted(int(t, 16) for t in held), dtype=np.uint32)
         stems = high_df_terms(client, index, STEMS_FIELD, max_df)
         common_stems = np.array(sorted(int(t, 16) for t in stems), dtype=np.uint32)
-        return cls(n_books, max_df, frozenset(bands), common, frequent, common_stems)
+        table = winnow_frequencies(client, index) if winnows else None
+        return cls(n_books, max_df, frozenset(bands), common, frequent, common_stems, table)
+
+
+def winnow_frequencies(client: Elasticsearch, index: str) -> KeyFrequencies | None:
+    """Document frequencies of the winnowed keys, counted from every book's stored keys.
+
+    Elasticsearch can list the keys above a document frequency (a terms aggregation) but not
+    the millions held by 2 … 20 books, so the job reads each book's keys once (~7,000 a book)
+    and counts them itself. None when no book has winnowed keys (indexed before they existed).
+    """
+    hits = iter_documents(
+        client, index, query={"exists": {"field": WINNOWS_FIELD}}, source=[WINNOWS_FIELD]
+    )
+    table = KeyFrequencies.from_books(
+        terms_to_hashes(hit["_source"].get(WINNOWS_FIELD, [])) for hit in hits
+    )
+    return table if table.n_books else None
 
 
 @dataclass(frozen=True)
@@ -293,7 +347,8 @@ class RankedCandidates:
 class CandidateSearcher:
     """Builds and runs the candidate queries of a batch of query books.
 
-    Per book: a band-collision query, a shared-unique-word query and one translated query
+    Per book: a band-collision query, a shared-text query (winnowed keys, or unique words for
+    a book without them) and one translated query
     per other indexed language a lexicon reaches, each ranked by the number of shared keys and
     capped; the same queries serve the dedup job and a lookup of an unindexed text.
 
@@ -329,7 +384,10 @@ class CandidateSearcher:
         weights: dict[int, float] | None = None,
         *,
         stems: bool = False,
+        other_languages: bool = False,
     ) -> dict[str, Any] | None:
+        """Books sharing sampled unique-word (or stem) hashes: all books, those of
+        ``language``, or with ``other_languages`` those not in ``f``'s language."""
         p = self.params
         if stems and weights is not None:
             picked = heaviest_terms(weights, self.stop.stems, p.target_query_terms, STEM_MODULUS)
@@ -344,20 +402,47 @@ class CandidateSearcher:
             p.min_shared(len(picked)),
             p.max_translation_candidates if language else p.max_candidates,
             language=language,
+            exclude_language=f.language if other_languages else None,
             weights=None if weights is None else [weights[int(t, 16)] for t in picked],
         )
 
+    def _winnow_body(self, f: BookFeatures) -> dict[str, Any] | None:
+        """Books sharing winnowed keys with ``f``: a sample of its keys in the df band."""
+        p, table = self.params, self.stop.winnows
+        assert table is not None
+        keys = table.band(f.winnows, p.winnow_min_df, p.winnow_max_df)
+        picked = hex_terms(consistent_sample(keys, p.winnow_query_terms))
+        return candidate_body(
+            f.book_id, WINNOWS_FIELD, picked, p.winnow_minimum(len(picked)), p.max_candidates
+        )
+
     def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
-        """(kind, body) of each query: kind is "bands", "uniq" or the target language."""
+        """(kind, body) of each query: kind is "bands", "winnows" (or "uniq" for a book
+        without winnowed keys) or the target language."""
         p = self.params
         bands = [t for t in f.bands if t not in self.stop.bands]
         out = [
             (
                 "bands",
                 candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
-            ),
-            ("uniq", self._uniq_body(f, f.unique.hashes, None)),
+            )
         ]
+        table = self.stop.winnows
+        if f.winnows.size and table is not None:
+            # same language from the text keys; the unique-word query still serves the other
+            # languages, where shared names, numerals and cognates point at translations. While
+            # some books have no winnowed keys (indexed before them, e.g. a migrated v3 index)
+            # it also serves this language: those books are reached only through it.
+            out.append(("winnows", self._winnow_body(f)))
+            every_book_keyed = table.n_books >= self.stop.n_books
+            out.append(
+                (
+                    "uniq",
+                    self._uniq_body(f, f.unique.hashes, None, other_languages=every_book_keyed),
+                )
+            )
+        else:
+            out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
         for target in self.lexicons.targets(f.language):
             # a lexicon is loaded only when books of its target language are indexed
             dictionary = self.lexicons.get(f.language, target) if target in self.languages else None

@@ -48,9 +48,17 @@ def add_found_title(source: dict[str, Any]) -> dict[str, Any]:
     return {**source, "found_title": title_from_text(str(source.get("excerpt") or ""))}
 
 
+def keep_without_winnows(source: dict[str, Any]) -> dict[str, Any]:
+    """Books v3 → v4 copies books as they are: the winnowed keys (``winnows``) are hashed from
+    the whole word stream, which the stored features do not keep. Such a book is queried by its
+    unique words until ``bookdup index`` reads its file again (its features_version is behind,
+    so the file is re-extracted even though it did not change)."""
+    return source
+
+
 def upgrade_book(source: dict[str, Any]) -> dict[str, Any]:
     """A books document of any older version brought to the current one."""
-    return add_found_title(add_stems(source))
+    return keep_without_winnows(add_found_title(add_stems(source)))
 
 
 #: Per logical index, what a migrated document goes through on its way to the new version.

@@ -110,3 +110,52 @@ def test_heaviest_terms_take_the_most_specific_indexed_keys() -> None:
     # 7 is odd (not indexed at modulus 2), 18 is a stop key; ties go to the smaller hash
     assert heaviest_terms(weights, stop, 3, 2) == ["0000000a", "0000000e", "0000000c"]
     assert heaviest_terms({}, stop, 3, 2) == []
+
+
+class _NoLexicons:
+    def targets(self, source: str) -> list[str]:
+        return []
+
+    def get(self, source: str, target: str) -> None:
+        return None
+
+
+def _kinds(stop: candidates.StopLists, f) -> dict[str, dict]:
+    params = candidates.CandidateParams()
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
+    return dict(searcher.labelled_bodies(f))
+
+
+def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are_missing():
+    """A book with winnowed keys asks them for its language and unique words for the others;
+    a book without them (indexed before books v4), an index where some books lack them, or a
+    lookup without the key table (``bookdup match``) query unique words in every language."""
+    import dataclasses
+
+    from bookdup.features import extract_features
+    from bookdup.model import Book
+    from bookdup.winnow import KeyFrequencies
+
+    rng = np.random.default_rng(5)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
+    pages = [" ".join(words[:1500]), " ".join(words[1500:])]
+    f = extract_features(Book(id="a", pages=pages, language="en"))
+    assert f.winnows.size > 100 and f.unique.hashes.size > 1000
+    # every key held by the book and one other, of two books in all
+    table = KeyFrequencies(f.winnows, np.full(f.winnows.size, 2, np.uint32), n_books=2)
+
+    def stop(n_books: int, winnows: KeyFrequencies | None) -> candidates.StopLists:
+        empty = np.zeros(0, np.uint32)
+        return candidates.StopLists(n_books, 50, frozenset(), empty, empty, empty, winnows)
+
+    def excluded(body: dict) -> list:
+        return [c for c in body["query"]["bool"]["must_not"] if "term" in c]
+
+    keyed = _kinds(stop(2, table), f)
+    assert "winnows" in keyed and excluded(keyed["uniq"]) == [{"term": {"language": "en"}}]
+    some_unkeyed = _kinds(stop(3, table), f)  # a third book has no winnowed keys
+    assert "winnows" in some_unkeyed and excluded(some_unkeyed["uniq"]) == []
+    unkeyed = dataclasses.replace(f, winnows=np.zeros(0, np.uint32))
+    for kinds in (_kinds(stop(2, None), f), _kinds(stop(2, table), unkeyed)):
+        assert "winnows" not in kinds and excluded(kinds["uniq"]) == []

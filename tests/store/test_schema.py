@@ -43,8 +43,9 @@ def test_migrate_copies_documents_and_swaps_alias(es_client, index_names):
     es_client.indices.delete(index=old)
 
 
-#: Fields a books v1 index did not have (stems: v2; found_title, edition_rank, partial: v3).
-V1_LACKS = ("stems", "found_title", "edition_rank", "partial")
+#: Fields a books v1 index did not have (stems: v2; found_title, edition_rank, partial: v3;
+#: winnows: v4).
+V1_LACKS = ("stems", "found_title", "edition_rank", "partial", "winnows")
 
 
 def test_books_v2_gain_a_found_title_from_their_excerpt_when_migrated(
@@ -54,7 +55,7 @@ def test_books_v2_gain_a_found_title_from_their_excerpt_when_migrated(
     with a digitiser's header gets the title the header names, not the header."""
     definition = load_definition("books")
     mappings = json.loads(json.dumps(definition["mappings"]))
-    for added in ("found_title", "edition_rank", "partial"):
+    for added in ("found_title", "edition_rank", "partial", "winnows"):
         del mappings["properties"][added]
     mappings["_meta"]["schema_version"] = 2
     alias, v2 = index_names.books, index_names.concrete("books", 2)
@@ -84,7 +85,7 @@ def test_books_v1_gain_stems_when_migrated(es_client, index_names) -> None:
 
     definition = load_definition("books")
     current = definition["version"]
-    assert current == 3
+    assert current == 4
     mappings = json.loads(json.dumps(definition["mappings"]))
     for added in V1_LACKS:
         del mappings["properties"][added]
@@ -115,3 +116,37 @@ def test_books_v1_gain_stems_when_migrated(es_client, index_names) -> None:
     assert {k: v for k, v in migrated.items() if k not in V1_LACKS} == old
     assert "edition_rank" not in migrated and "partial" not in migrated
     es_client.indices.delete(index=v1)
+
+
+def test_books_v3_are_copied_as_they_are_to_v4_without_winnowed_keys(
+    es_client, index_names
+) -> None:
+    """A v3 catalogue is upgraded in place with its books unchanged: the winnowed keys need the
+    whole text, so a book has none until its file is indexed again (its features_version is
+    behind, so ``bookdup index`` re-extracts it); meanwhile it is queried by its unique words."""
+    from bookdup.features import FEATURES_VERSION, FeatureParams
+    from bookdup.model import Book
+    from indexer.index_worker import build_document
+
+    definition = load_definition("books")
+    assert definition["version"] == 4
+    mappings = json.loads(json.dumps(definition["mappings"]))
+    del mappings["properties"]["winnows"]
+    mappings["_meta"]["schema_version"] = 3
+    alias, v3 = index_names.books, index_names.concrete("books", 3)
+    es_client.indices.delete(index=index_names.concrete("books", 4))
+    es_client.indices.create(index=v3, settings=definition["settings"], mappings=mappings)
+    es_client.indices.update_aliases(actions=[{"add": {"index": v3, "alias": alias}}])
+    text = "The houses of the village stood along the river where the children played. " * 40
+    book = Book(id="b3", pages=[text + "Tom Sawyer whitewashed the fence."], language="en")
+    fresh = build_document(book, 1, FeatureParams())
+    assert fresh["winnows"], "a book of 500 words has winnowed keys"
+    old = {k: v for k, v in fresh.items() if k != "winnows"}
+    old["features_version"] = FEATURES_VERSION - 1
+    es_client.index(index=alias, id="b3", document=old, refresh=True)
+
+    ensure_indices(es_client, index_names)
+
+    assert list(es_client.indices.get_alias(name=alias).body) == [index_names.concrete("books", 4)]
+    assert es_client.get(index=alias, id="b3")["_source"] == old
+    es_client.indices.delete(index=v3)

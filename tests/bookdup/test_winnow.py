@@ -1,0 +1,94 @@
+"""Winnowed keys: the shared-run guarantee, document frequencies, consistent samples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bookdup.features import hex_terms, terms_to_hashes
+from bookdup.minhash import word_hashes64
+from bookdup.winnow import NGRAM, WINDOW, KeyFrequencies, consistent_sample, winnow
+
+
+def _words(rng: np.random.Generator, n: int, vocab: int = 50_000) -> list[str]:
+    return [f"w{i}" for i in rng.integers(0, vocab, n)]
+
+
+def _keys(words: list[str]) -> np.ndarray:
+    return winnow(word_hashes64(words))
+
+
+def test_any_shared_run_of_window_plus_n_minus_1_words_gives_a_common_key() -> None:
+    rng = np.random.default_rng(1)
+    run = WINDOW + NGRAM - 1
+    for trial in range(200):
+        shared = _words(rng, run)
+        a = _words(rng, int(rng.integers(0, 300))) + shared + _words(rng, 200)
+        b = _words(rng, int(rng.integers(0, 300))) + shared + _words(rng, 50)
+        assert np.intersect1d(_keys(a), _keys(b)).size >= 1, trial
+
+
+def test_unrelated_texts_share_no_key_and_density_is_about_2_over_window() -> None:
+    rng = np.random.default_rng(2)
+    a, b = _words(rng, 20_000), _words(rng, 20_000)
+    ka, kb = _keys(a), _keys(b)
+    assert np.intersect1d(ka, kb).size == 0
+    assert 1.6 / (WINDOW + 1) < ka.size / len(a) < 2.4 / (WINDOW + 1)
+    assert np.all(np.diff(ka.astype(np.int64)) > 0)  # sorted and distinct
+
+
+def test_a_copy_keeps_its_keys_where_it_keeps_the_text() -> None:
+    rng = np.random.default_rng(3)
+    book = _words(rng, 30_000)
+    volume = book[10_000:20_000]
+    kb, kv = _keys(book), _keys(volume)
+    # every key of the volume away from its two cut edges is one of the book's keys
+    assert np.isin(kv, kb).mean() > 0.99
+
+
+def test_short_texts_and_bad_arguments() -> None:
+    assert winnow(word_hashes64(["a", "b"])).size == 0
+    assert winnow(word_hashes64(["a", "b", "c", "d"])).size == 1
+    with pytest.raises(ValueError, match="window"):
+        winnow(word_hashes64(["a"] * 10), window=0)
+
+
+def test_key_frequencies_count_books_across_chunk_merges() -> None:
+    rng = np.random.default_rng(4)
+    books = [np.unique(rng.integers(0, 500, 60).astype(np.uint32)) for _ in range(40)]
+    table = KeyFrequencies.from_books(iter(books), chunk=150)  # a merge every ~3 books
+    all_keys = np.concatenate(books)
+    expected = {
+        int(k): int(c) for k, c in zip(*np.unique(all_keys, return_counts=True), strict=True)
+    }
+    assert table.n_books == 40
+    assert {int(k): int(c) for k, c in zip(table.keys, table.counts, strict=True)} == {
+        k: c for k, c in expected.items() if c >= 2
+    }
+    probe = np.array(sorted(expected), dtype=np.uint32)
+    assert table.df(probe).tolist() == [expected[k] if expected[k] >= 2 else 0 for k in probe]
+    band = table.band(probe, 3, 5)
+    assert set(band.tolist()) == {k for k, c in expected.items() if 3 <= c <= 5}
+    with pytest.raises(ValueError, match="min_df"):
+        table.band(probe, 1, 5)
+
+
+def test_consistent_sample_picks_the_same_shared_keys_in_both_books() -> None:
+    rng = np.random.default_rng(5)
+    shared = rng.integers(0, 2**32, 2_000, dtype=np.uint64).astype(np.uint32)
+    a = np.concatenate((shared, rng.integers(0, 2**32, 3_000, dtype=np.uint64).astype(np.uint32)))
+    b = np.concatenate((shared, rng.integers(0, 2**32, 1_000, dtype=np.uint64).astype(np.uint32)))
+    sa, sb = consistent_sample(a, 300), consistent_sample(b, 300)
+    assert sa.size <= 300 and sb.size <= 300
+    in_shared_a = set(sa.tolist()) & set(shared.tolist())
+    # b samples with a modulus no larger than a's, so it holds every shared key a sampled
+    assert in_shared_a <= set(sb.tolist())
+    assert consistent_sample(a[:10], 300).size == 10
+
+
+def test_hex_terms_round_trip() -> None:
+    values = np.array([0, 1, 0xDEADBEEF, 0xFFFFFFFF, 0x0A0B0C0D], dtype=np.uint32)
+    terms = hex_terms(values)
+    assert terms[2] == "deadbeef"
+    assert terms_to_hashes(terms).tolist() == values.tolist()
+    assert terms_to_hashes([]).size == 0
