@@ -120,7 +120,7 @@ def main() -> None:
     parser.add_argument(
         "--workdir", type=Path, help="keep generated corpora here and reuse them (default: temp)"
     )
-    add_quick(parser, words_min=8_000, words_max=16_000)
+    add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
