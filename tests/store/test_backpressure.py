@@ -118,7 +118,9 @@ def test_writers_at_once_on_a_full_write_queue_lose_nothing(small_node) -> None:
 
 def test_the_index_job_rides_back_pressure_and_says_so(small_node, tmp_path) -> None:
     corpus = tmp_path / "corpus"
-    generate_corpus(GeneratorConfig(seed=5, n_books=30, words_min=3000, words_max=6000), corpus)
+    # 2K-4K words: ~25-45 KB a stored book since the winnowed keys (books v4); at 3K-6K words
+    # (~55 KB) a book plus the other worker's request in flight no longer fit under the limit
+    generate_corpus(GeneratorConfig(seed=5, n_books=30, words_min=2000, words_max=4000), corpus)
     names = IndexNames("bp-job")
     ensure_indices(small_node, names)
     options = IndexOptions(workers=2, bulk_chunk=30)
@@ -127,5 +129,5 @@ def test_the_index_job_rides_back_pressure_and_says_so(small_node, tmp_path) -> 
     assert summary.indexed == 30
     assert _count(small_node, names.books) == 30
     counts = summary.as_counts()
-    assert counts["resent"] > 0  # ~20-40 KB a book: 30 of them are ~3x the limit
+    assert counts["resent"] > 0  # 30 books are ~4x the limit
     assert 1 <= counts["smallest_chunk"] < options.bulk_chunk
