@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from rapidfuzz.distance import LCSseq
@@ -101,19 +103,24 @@ def test_shuffled_null_calibrates_repeated_items() -> None:
     assert max(zs) < 4.0
 
 
-def test_shuffled_evidence_sees_a_real_order() -> None:
+def _translated_in_order() -> tuple[int, np.ndarray, Callable[[np.ndarray], int]]:
+    """200 words in order, each with two translations (the second a random other word):
+    the pair's |LCS|, its groups and the |LCS| of a shuffled order."""
     rng = np.random.default_rng(3)
-    cx = np.repeat(np.arange(200), 2)  # each word with two translations, in order
-    cx[1::2] = rng.integers(200, 400, size=200)  # the second one a random other word
-    cy = np.arange(200)
-    sy = encode_ranks(cy)
+    cx = np.repeat(np.arange(200), 2)
+    cx[1::2] = rng.integers(200, 400, size=200)
+    sy = encode_ranks(np.arange(200))
     lcs = int(LCSseq.similarity(encode_ranks(cx), sy))
-    ev = shuffled_evidence(
+    return (
         lcs,
-        200,
         np.repeat(np.arange(200), 2),
         lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
     )
+
+
+def test_shuffled_evidence_sees_a_real_order() -> None:
+    lcs, gx, lcs_of = _translated_in_order()
+    ev = shuffled_evidence(lcs, 200, gx, lcs_of)
     assert lcs == 200 and ev.z > 40 and ev.shuffles == 8
 
 
@@ -133,17 +140,6 @@ def test_sequential_evidence_stops_early_only_when_the_side_is_sure() -> None:
         # a line right at the full z: never decided early, the same evidence
         line = sequential_evidence(lcs, n, gx, lcs_of, below=full.z, above=full.z + 1, seed=seed)
         assert line.verdict == "open" and line.evidence == full
-    rng = np.random.default_rng(3)
-    cx = np.repeat(np.arange(200), 2)
-    cx[1::2] = rng.integers(200, 400, size=200)
-    sy = encode_ranks(np.arange(200))
-    lcs = int(LCSseq.similarity(encode_ranks(cx), sy))
-    seq = sequential_evidence(
-        lcs,
-        200,
-        np.repeat(np.arange(200), 2),
-        lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
-        below=6.0,
-        above=12.0,
-    )
+    lcs, gx, lcs_of = _translated_in_order()
+    seq = sequential_evidence(lcs, 200, gx, lcs_of, below=6.0, above=12.0)
     assert seq.verdict == "above" and seq.evidence.shuffles == 1 and seq.evidence.z > 40
