@@ -153,33 +153,35 @@ def test_cli_exit_code_and_single_line_for_down_node():
     assert len(lines) == 1 and "bookdup es up" in lines[0]
 
 
-def test_bulk_survives_a_node_restart(es_client, index_names):
-    """Restart the real node during a bulk: every document lands exactly once.
+@pytest.mark.es  # starts a node of its own
+def test_bulk_survives_a_node_restart():
+    """Restart a real node during a bulk: every document lands exactly once.
 
-    The node is found through ELASTICSEARCH_URL alone (its data dir from the node itself), so
-    the test needs none of the BOOKDUP_ES_* variables the test command sets."""
+    A private node: restarting the suite's shared node would fail whatever the other pytest
+    workers are doing with it at that moment (one CI run lost a candidate search that way)."""
     from devnode import localnode
-    from devnode.locate import running_node
+    from store.schema import IndexNames, ensure_indices
+    from tests.private_node import private_node
 
-    cfg = running_node(localnode.LocalNodeConfig.from_env())
-    client_url = es_client.transport.node_pool.get().base_url.rstrip("/")
-    if cfg is None or cfg.url != client_url:
-        pytest.skip("the test node is not a local node this process can restart")
-    n = 3000
-    started = threading.Event()
+    with private_node() as cfg:
+        client = connect(ConnectionSettings(url=cfg.url))
+        names = IndexNames(prefix="restart")
+        ensure_indices(client, names)
+        n = 3000
+        started = threading.Event()
 
-    def actions():
-        for i in range(n):
-            if i == 200:
-                started.set()
-                time.sleep(0.5)  # let the restart begin while chunks are still pending
-            yield {"_index": index_names.runs, "_id": f"r{i}", "_source": {"run_id": f"r{i}"}}
+        def actions():
+            for i in range(n):
+                if i == 200:
+                    started.set()
+                    time.sleep(0.5)  # let the restart begin while chunks are still pending
+                yield {"_index": names.runs, "_id": f"r{i}", "_source": {"run_id": f"r{i}"}}
 
-    restarter = threading.Thread(target=lambda: (started.wait(), localnode.restart(cfg)))
-    restarter.start()
-    report = bulk_write(es_client, actions(), chunk_size=50, max_seconds=240)
-    restarter.join()
-    assert report.failures == []
-    assert report.ok == n
-    es_client.indices.refresh(index=index_names.runs)
-    assert es_client.count(index=index_names.runs)["count"] == n
+        restarter = threading.Thread(target=lambda: (started.wait(), localnode.restart(cfg)))
+        restarter.start()
+        report = bulk_write(client, actions(), chunk_size=50, max_seconds=240)
+        restarter.join()
+        assert report.failures == []
+        assert report.ok == n
+        client.indices.refresh(index=names.runs)
+        assert client.count(index=names.runs)["count"] == n
