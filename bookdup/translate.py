@@ -23,7 +23,7 @@ import numpy as np
 from bookdup.dictionary import Dictionary
 from bookdup.uniquewords import hash_words
 
-__all__ = ["translate_unique", "translate_with_source"]
+__all__ = ["in_lexicon", "translate_unique", "translate_with_source"]
 
 
 @dataclass(frozen=True)
@@ -122,3 +122,14 @@ def translate_with_source(
     target = np.where(translated, lex.starts[slot][source] + within, 0)
     out = np.where(translated, lex.targets[target], hashes[source]).astype(np.uint32)
     return out, pages[source], source.astype(np.int64)
+
+
+def in_lexicon(dictionary: Dictionary, hashes: np.ndarray) -> np.ndarray:
+    """Whether the lexicon translates each word hash (bool per hash): the others are kept as
+    they are by ``translate_with_source`` — names, but also OCR-garbled words."""
+    lex = _lexicon(dictionary)
+    hashes = np.asarray(hashes, dtype=np.uint32)
+    if lex.keys.size == 0:
+        return np.zeros(hashes.size, dtype=bool)
+    slot = np.minimum(np.searchsorted(lex.keys, hashes), lex.keys.size - 1)
+    return np.asarray(lex.keys[slot] == hashes)

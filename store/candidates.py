@@ -28,7 +28,7 @@ from bookdup.evaluate import pair_key
 from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon
-from bookdup.translate import translate_with_source
+from bookdup.translate import in_lexicon, translate_with_source
 from bookdup.winnow import KeyFrequencies, consistent_sample
 from store.iterate import iter_documents
 from store.msearch import msearch
@@ -61,6 +61,13 @@ class CandidateParams:
     # a word with one translation (or none: a kept name) counts fully. The count floor
     # (min_shared) still applies to the number of shared keys.
     weigh_translations: bool = True
+    # A word the lexicon does not translate stands as it is and used to weigh 1 like a
+    # one-translation word, so the "heaviest" terms were mostly such words: names, but at
+    # 0-10 % OCR noise mostly garbled words no other book holds. The translated partner of a
+    # generated book then shared 1-9 of 400 terms and ranked below 40 in 12 % of the pairs;
+    # at 0.05 they only fill a query that runs short (bench_candidates --quick: the partner's
+    # best rank within 40 for 0.881 -> 0.981 of 261 translations; docs/EVALUATION.md).
+    untranslated_weight: float = 0.05
     min_shared_bands: int = 1  # one LSH band collision is a candidate (that is what bands are for)
     # Unique-word queries use a consistent sample (hash % 2^j == 0) sized to about this many
     # terms: a bool query's cost grows with its clauses (~60 ms at 900 terms, measured on the
@@ -210,14 +217,22 @@ def _counting_query(
     }
 
 
-def translation_weights(hashes: np.ndarray, source: np.ndarray) -> dict[int, float]:
+def translation_weights(
+    hashes: np.ndarray,
+    source: np.ndarray,
+    kept: np.ndarray | None = None,
+    kept_weight: float = 1.0,
+) -> dict[int, float]:
     """Weight of each translated hash: 1 / (translations of its source word), the largest
     when two source words give the same hash. ``source[i]`` is the source word of ``hashes[i]``
-    (``bookdup.translate.translate_with_source``)."""
+    (``bookdup.translate.translate_with_source``); ``kept[j]`` says source word ``j`` had no
+    translation and stands as it is: it weighs ``kept_weight``."""
     if hashes.size == 0:
         return {}
     per_word = np.bincount(source)
     weight = 1.0 / per_word[source]
+    if kept is not None:
+        weight = np.where(kept[source], kept_weight, weight)
     order = np.lexsort((-weight, hashes))  # by hash, the heaviest first
     first = np.ones(order.size, dtype=bool)
     first[1:] = hashes[order][1:] != hashes[order][:-1]
@@ -454,11 +469,17 @@ class CandidateSearcher:
                 hashes, _, source = translate_with_source(
                     None, f.unique.pages, stemmed, hashes=f.unique.stems
                 )
+                kept = ~in_lexicon(stemmed, f.unique.stems)
             else:
                 hashes, _, source = translate_with_source(
                     f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
                 )
-            weights = translation_weights(hashes, source) if p.weigh_translations else None
+                kept = ~in_lexicon(dictionary, f.unique.hashes)
+            weights = (
+                translation_weights(hashes, source, kept, p.untranslated_weight)
+                if p.weigh_translations
+                else None
+            )
             body = self._uniq_body(f, hashes, target, weights, stems=stemmed is not None)
             out.append((target, body))
         return [(kind, b) for kind, b in out if b is not None]

@@ -8,7 +8,7 @@ import numpy as np
 
 from bookdup.dictionary import Dictionary
 from bookdup.features import extract_features
-from bookdup.translate import translate_unique
+from bookdup.translate import in_lexicon, translate_unique
 from bookdup.uniquewords import word_hash
 from readers import iter_books
 from readers.dictionaries import load_dictionary
@@ -34,6 +34,14 @@ def test_drop_untranslated() -> None:
     assert pages.tolist() == [5]
     hashes, pages = translate_unique([], np.zeros(0, np.int32), LEX)
     assert hashes.size == 0 and pages.size == 0
+
+
+def test_in_lexicon_names_the_words_kept_as_they_are() -> None:
+    words = ["night", "egmont", "king", "nigth"]
+    hashes = np.array([word_hash(w) for w in words], dtype=np.uint32)
+    assert in_lexicon(LEX, hashes).tolist() == [True, False, True, False]
+    empty = Dictionary.from_mapping("en", "de", {})
+    assert in_lexicon(empty, hashes).tolist() == [False] * 4
 
 
 def _reference(words: list[str], dictionary: Dictionary) -> list[int]:

@@ -70,6 +70,18 @@ def test_translation_weights_share_one_unit_per_source_word() -> None:
     assert candidates.translation_weights(hashes[:0], source[:0]) == {}
 
 
+def test_an_untranslated_word_weighs_less_than_any_translation() -> None:
+    """A word the lexicon lacks (a name, or an OCR-garbled word no other book holds) falls
+    behind every translated word when a query takes its heaviest terms."""
+    hashes = np.array([5, 6, 7, 5, 9], dtype=np.uint32)
+    source = np.array([0, 0, 0, 1, 2])
+    kept = np.array([False, False, True])
+    weights = candidates.translation_weights(hashes, source, kept, 0.05)
+    assert weights == {5: 1.0, 6: 1 / 3, 7: 1 / 3, 9: 0.05}
+    picked = candidates.heaviest_terms(weights, np.zeros(0, np.uint32), 3, 1)
+    assert picked == [f"{h:08x}" for h in (5, 6, 7)]
+
+
 def test_weighted_query_ranks_by_weight_and_floors_on_count(es_client, index_names):
     """A long book holding four alternatives of common words (1/4 each) ranks under a book
     holding two single-translation words; the count floor still drops a one-term book."""
