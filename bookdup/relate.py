@@ -14,7 +14,7 @@ lives here, once, and both call it. Two facts shape it:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from bookdup.classify import CLASSIFIER_PARAMS
@@ -22,7 +22,7 @@ from bookdup.compare import describe_relation, verify_features
 from bookdup.dictionary import Dictionary, canonical_direction
 from bookdup.features import BookFeatures
 from bookdup.langid import UNDETERMINED
-from bookdup.verify import Verification
+from bookdup.verify import Verification, detached
 
 #: Below both lower edges of the same-language gate (its, or the order statistic) a pair can
 #: only be UNRELATED.
@@ -97,6 +97,15 @@ def verify_planned(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> Verified
         max_z=plan.max_z,
     )
     return None if verification is None else VerifiedPair(a, b, verification, plan.dictionary)
+
+
+def verify_detached(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> VerifiedPair | None:
+    """`verify_planned` whose result pickles: what a process pool runs, so that verification
+    uses every core while the parent plans (it holds the lexicons) and classifies."""
+    verified = verify_planned(a, b, plan)
+    if verified is None:
+        return None
+    return replace(verified, verification=detached(verified.verification))
 
 
 def classify_verified(pair: VerifiedPair) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
-__all__ = ["Verification", "verify_pair"]
+__all__ = ["Verification", "detached", "verify_pair"]
 
 _BITS = 1 << 16  # bitset size: ~3K unique words set ~5% of the bits
 _MASK = _BITS - 1
@@ -105,6 +105,23 @@ class Verification:
     def alignment(self) -> tuple[np.ndarray, np.ndarray]:
         """(pages in x, pages in y) of the aligned items, in alignment order."""
         return self._align()
+
+
+@dataclass(frozen=True)
+class _Aligned:
+    """An alignment computed already, as a module-level callable: the lazy ones are closures,
+    which do not pickle."""
+
+    pages: tuple[np.ndarray, np.ndarray]
+
+    def __call__(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.pages
+
+
+def detached(verification: Verification) -> Verification:
+    """``verification`` with its alignment computed now, so it can cross a process boundary
+    (a worker verifies, the parent classifies); equal in every field to the original."""
+    return replace(verification, _align=_Aligned(verification.alignment))
 
 
 @dataclass(frozen=True)

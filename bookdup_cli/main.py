@@ -192,9 +192,20 @@ def _report_failures(failures: list[tuple[str, str]], run_id: str, limit: int = 
     is_flag=True,
     help="re-verify every book even when nothing was indexed since the last completed run",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="verification processes (default: all cores, at most 4; 1: in this process)",
+)
 @pass_context
 def dedup_cmd(
-    ctx: Context, since: str | None, no_translations: bool, as_json: bool, full: bool
+    ctx: Context,
+    since: str | None,
+    no_translations: bool,
+    as_json: bool,
+    full: bool,
+    workers: int | None,
 ) -> None:
     """Find, verify, classify and cluster related books; write relations and cluster ids.
 
@@ -204,6 +215,8 @@ def dedup_cmd(
 
     client = ctx.client()
     params = DedupParams(translations=not no_translations)
+    if workers:
+        params = dataclasses.replace(params, verify_workers=workers)
     with Progress("dedup", total=None, unit="books") as bar:
         try:
             summary = run_dedup(

@@ -38,6 +38,7 @@ from indexer.dedup_stages import (
 )
 from indexer.failpoints import failpoint
 from indexer.pipeline import prefetch
+from indexer.verify_pool import VerifyPool
 from store.bulk import Action, bulk_write
 from store.locks import JobLock
 from store.retry import with_retries
@@ -72,12 +73,13 @@ class DedupSummary:
     max_df: int = 0
     stop_terms: int = 0
     resumed_from: str | None = None  # the killed run whose work this one picked up
+    verify_fallbacks: int = 0  # chunks a verification worker failed, verified in-process
     nothing_new_since: str | None = None  # set when the job did nothing: the run that settled all
     skipped: list[tuple[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
     def as_counts(self) -> dict[str, Any]:
-        return {
+        counts: dict[str, Any] = {
             "books": self.books,
             "query_books": self.query_books,
             "candidate_pairs": self.candidate_pairs,
@@ -92,6 +94,9 @@ class DedupSummary:
             "resumed_from": self.resumed_from,
             "skipped": len(self.skipped),
         }
+        if self.verify_fallbacks:  # said only when a worker failed
+            counts["verify_fallbacks"] = self.verify_fallbacks
+        return counts
 
     def add_time(self, name: str, seconds: float) -> None:
         self.timings[name] = self.timings.get(name, 0.0) + seconds
@@ -155,6 +160,7 @@ class _RelationStream:
         self.queried: set[str] = set()
         self.done = 0
         self.heartbeat: Callable[[], None] = lambda: None  # e.g. renew the job's lock
+        self.pool: VerifyPool | None = None  # verification workers; None: in-process
 
     def actions(self) -> Iterator[Action]:
         batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
@@ -172,7 +178,7 @@ class _RelationStream:
         self.seen.update(pairs)
         summary.candidate_pairs += len(pairs)
         started = time.monotonic()
-        verified = verify_candidates(self.run, pairs)
+        verified = verify_candidates(self.run, pairs, self.pool)
         relations = classify_pairs(verified.pairs)
         summary.add_time("verify_s", time.monotonic() - started)
         summary.verified_pairs += verified.compared
@@ -240,7 +246,12 @@ def run_dedup(
             client,
             names,
             "dedup",
-            {"since": since, "since_time": since_time, "translations": params.translations},
+            {
+                "since": since,
+                "since_time": since_time,
+                "translations": params.translations,
+                "verify_workers": params.verify_workers,
+            },
             run_id,
         )
         summary = _run_stages(client, names, params, since_time, recorder, lock, progress)
@@ -274,7 +285,10 @@ def _run_stages(
     total = count(index=names.books, query=run.selection)["count"] if since_time else None
     stream = _RelationStream(run, summary, summary.books if total is None else total, progress)
     stream.heartbeat = lock.renew
-    _write_relations(run, summary, stream)
+    with VerifyPool(params.verify_workers) as pool:  # stopped on any error or interrupt
+        stream.pool = pool
+        _write_relations(run, summary, stream)
+    summary.verify_fallbacks = pool.fallbacks
     failpoint("dedup.written")
     lock.renew()
     summary.stale_relations_removed = _finish_relations(run, stream, since_time is not None)

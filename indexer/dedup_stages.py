@@ -23,8 +23,8 @@ from bookdup.relate import (
     classify_verified,
     plan_pair,
     stored_direction,
-    verify_planned,
 )
+from indexer.verify_pool import Planned, VerifyPool, default_verify_workers, verify_here
 from readers.dictionaries import Dictionaries
 from store.bulk import Action
 from store.candidates import (
@@ -50,6 +50,8 @@ class DedupParams:
     batch_size: int = 32  # query books per _msearch round trip
     cache_size: int = DEFAULT_CACHE_SIZE
     translations: bool = True
+    # Verification processes (indexer.verify_pool); 1 verifies in the job's own process.
+    verify_workers: int = field(default_factory=default_verify_workers)
 
 
 @dataclass(frozen=True)
@@ -140,26 +142,32 @@ class VerifiedBatch:
     compared: int
 
 
-def verify_candidates(run: DedupRun, pairs: Sequence[tuple[str, str]]) -> VerifiedBatch:
-    """Stage 3: LCS verification of each pair that a lexicon makes comparable.
-
-    Pairs below the classifier's its floors are dropped here, before any page signal.
-    """
+def plan_candidates(run: DedupRun, pairs: Sequence[tuple[str, str]]) -> list[Planned]:
+    """The pairs that a lexicon makes comparable, with their plans (in the parent: the
+    lexicons and the feature cache live here)."""
     features = run.cache.get_many(i for p in pairs for i in p)
-    verified: list[VerifiedPair] = []
-    compared = 0
+    planned: list[Planned] = []
     for a_id, b_id in pairs:
         a, b = features.get(a_id), features.get(b_id)
         if a is None or b is None or (set(a.flags) | set(b.flags)) & SKIP_FLAGS:
             continue
         plan = plan_pair(a, b, run.lexicons)
-        if plan is None:
-            continue
-        compared += 1
-        passed = verify_planned(a, b, plan)
-        if passed is not None:
-            verified.append(passed)
-    return VerifiedBatch(verified, compared)
+        if plan is not None:
+            planned.append((a, b, plan))
+    return planned
+
+
+def verify_candidates(
+    run: DedupRun, pairs: Sequence[tuple[str, str]], pool: VerifyPool | None = None
+) -> VerifiedBatch:
+    """Stage 3: LCS verification of each pair that a lexicon makes comparable, in ``pool``'s
+    workers when given (same results, same order), else in this process.
+
+    Pairs below the classifier's its floors are dropped here, before any page signal.
+    """
+    planned = plan_candidates(run, pairs)
+    results = pool.verify(planned) if pool is not None else verify_here(planned)
+    return VerifiedBatch([v for v in results if v is not None], len(planned))
 
 
 @dataclass(frozen=True)

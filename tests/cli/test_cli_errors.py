@@ -26,3 +26,9 @@ def test_a_failing_index_ends_a_command_with_one_line(es_client, index_names) ->
     assert len(errors) == 1 and "answered 400" in errors[0]
     assert "a rerun resumes" in errors[0]
     assert "Traceback" not in result.output
+
+
+def test_dedup_refuses_fewer_than_one_worker() -> None:
+    """``--workers`` is checked before any node is reached (1 = verify in-process)."""
+    result = CliRunner().invoke(cli, ["--es-url", "http://127.0.0.1:1", "dedup", "--workers", "0"])
+    assert result.exit_code == 2 and "--workers" in result.output

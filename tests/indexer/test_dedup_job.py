@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from bookdup.cluster import cluster_id
-from indexer.dedup_job import run_dedup
+from indexer.dedup_job import DedupParams, run_dedup
 from indexer.index_job import IndexOptions, run_index
 from store.bulk import bulk_write
 from store.iterate import iter_documents
@@ -168,6 +168,19 @@ def test_a_second_full_run_changes_nothing(es_client, deduped) -> None:
     assert again.stale_relations_removed == 0
     assert again.relations == first.relations
     assert comparable(relations(es_client, names)) == comparable(rels)
+    assert clusters(es_client, names) == ids
+
+
+def test_a_pool_of_workers_finds_what_one_process_finds(es_client, deduped) -> None:
+    """Verification in worker processes (issue 28): field for field the relations, counts and
+    clusters of the in-process path, on the same index."""
+    names, _, rels, ids = deduped
+    one = run_dedup(es_client, names, params=DedupParams(verify_workers=1))
+    serial = comparable(relations(es_client, names))
+    two = run_dedup(es_client, names, params=DedupParams(verify_workers=2))
+    assert comparable(relations(es_client, names)) == serial == comparable(rels)
+    assert (two.relations, two.verified_pairs) == (one.relations, one.verified_pairs)
+    assert two.verify_fallbacks == one.verify_fallbacks == 0
     assert clusters(es_client, names) == ids
 
 

@@ -1,0 +1,129 @@
+"""Verification on every core: a batch's planned pairs verified in worker processes.
+
+The parent plans each pair (it holds the lexicons and the feature cache) and classifies the
+results; the workers run the pure `bookdup.relate.verify_detached`. Pairs go in contiguous
+chunks (several per worker, so a slow chunk of translated pairs does not leave a core idle
+for long) and come back in input order, so the relations are those of the in-process path.
+
+A chunk whose worker fails (an exception, or a crashed process) is verified again in the
+parent: no pair is lost, and an error the pair itself causes is raised as in-process. A
+crashed pool is replaced, a few times at most; then the job goes on in-process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from types import TracebackType
+
+from bookdup.features import BookFeatures
+from bookdup.relate import PairPlan, VerifiedPair, verify_planned
+from bookdup.verify import Verification
+from indexer.verify_worker import init_worker, to_task, verify_chunk
+
+__all__ = ["MAX_DEFAULT_WORKERS", "Planned", "VerifyPool", "default_verify_workers", "verify_here"]
+
+Planned = tuple[BookFeatures, BookFeatures, PairPlan]
+
+#: Each worker holds its own lexicons (~100-300 MB with stems for the big FreeDict pairs) and
+#: the node wants a core too: more than 4 workers cost memory for little.
+MAX_DEFAULT_WORKERS = 4
+
+
+def default_verify_workers() -> int:
+    """Every core, at most `MAX_DEFAULT_WORKERS`; 1 (in-process) on a single core."""
+    return max(1, min(MAX_DEFAULT_WORKERS, os.cpu_count() or 1))
+
+
+def verify_here(planned: Sequence[Planned]) -> list[VerifiedPair | None]:
+    """The in-process path: each pair verified in this process, in order."""
+    return [verify_planned(a, b, plan) for a, b, plan in planned]
+
+
+def _chunks(planned: Sequence[Planned], parts: int, least: int) -> list[Sequence[Planned]]:
+    size = max(least, -(-len(planned) // max(1, parts)))
+    return [planned[i : i + size] for i in range(0, len(planned), size)]
+
+
+class VerifyPool:
+    """A process pool for one job's verification; ``workers`` <= 1 verifies in-process."""
+
+    def __init__(
+        self, workers: int, chunks_per_worker: int = 8, min_chunk: int = 4, max_restarts: int = 2
+    ) -> None:
+        self.workers = workers
+        self.chunks_per_worker = chunks_per_worker
+        self.min_chunk = min_chunk
+        self.restarts_left = max_restarts
+        self.fallbacks = 0  # chunks verified again in-process after a worker failed
+        self._pool = self._start() if workers > 1 else None
+
+    def _start(self) -> ProcessPoolExecutor:
+        """A pool with its workers forked now: before the job's search thread starts, as the
+        index job forks before its own threads (a lock held by a thread at fork time would
+        stay held in the child)."""
+        pool = ProcessPoolExecutor(
+            max_workers=self.workers, initializer=init_worker, initargs=(os.getpid(),)
+        )
+        pool.submit(int)  # with fork, the first submit starts every worker
+        return pool
+
+    def verify(self, planned: Sequence[Planned]) -> list[VerifiedPair | None]:
+        """Each pair's `VerifiedPair` (None below its floor), in the order given."""
+        pool = self._pool
+        if pool is None or not planned:
+            return verify_here(planned)
+        chunks = _chunks(planned, self.workers * self.chunks_per_worker, self.min_chunk)
+        futures = [pool.submit(verify_chunk, [to_task(*p) for p in c]) for c in chunks]
+        out: list[VerifiedPair | None] = []
+        for chunk, future in zip(chunks, futures, strict=True):
+            out.extend(self._settle(pool, chunk, future))
+        return out
+
+    def _settle(
+        self,
+        pool: ProcessPoolExecutor,
+        chunk: Sequence[Planned],
+        future: Future[list[Verification | None]],
+    ) -> list[VerifiedPair | None]:
+        """The chunk's results from its worker; verified here when the worker failed."""
+        try:
+            results = future.result()
+        except BrokenProcessPool:
+            if pool is self._pool:
+                self._replace()
+            self.fallbacks += 1
+            return verify_here(chunk)
+        except Exception:  # the worker raised: the pair will raise here too, or pass
+            self.fallbacks += 1
+            return verify_here(chunk)
+        return [
+            None if v is None else VerifiedPair(a, b, v, plan.dictionary)
+            for (a, b, plan), v in zip(chunk, results, strict=True)
+        ]
+
+    def _replace(self) -> None:
+        """A worker died: a new pool, or none (in-process) once the restarts are used up."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._start() if self.restarts_left > 0 else None
+        self.restarts_left -= 1
+
+    def close(self) -> None:
+        """Stop the workers (pending chunks cancelled, running ones finished)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> VerifyPool:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,65 @@
+"""The worker side of the verification pool: chunks of planned pairs in, verifications out.
+
+A plan's lexicon is a 100K-entry object whose stem lexicon takes seconds to build, so it does
+not travel with every chunk: the parent sends its (source, target) key and each worker loads
+the lexicon once from the same on-disk cache the parent read (`readers.dictionaries`).
+Features travel with the chunk; pickle writes a book once per chunk however many pairs it is in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from bookdup.features import BookFeatures
+from bookdup.relate import PairPlan, verify_detached
+from bookdup.verify import Verification
+from indexer.index_worker import die_with_parent
+from readers.dictionaries import Dictionaries
+
+__all__ = ["PairTask", "init_worker", "to_task", "verify_chunk"]
+
+_LEXICONS: Dictionaries | None = None
+
+
+@dataclass(frozen=True)
+class PairTask:
+    """One planned pair as sent to a worker: the plan without its lexicon, and the lexicon's key."""
+
+    a: BookFeatures
+    b: BookFeatures
+    plan: PairPlan
+    lexicon: tuple[str, str] | None
+
+
+def to_task(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> PairTask:
+    """The picklable, light form of (a, b, plan)."""
+    d = plan.dictionary
+    key = None if d is None else (d.source, d.target)
+    return PairTask(a, b, dataclasses.replace(plan, dictionary=None), key)
+
+
+def init_worker(parent: int) -> None:
+    """Pool initializer: die with the job, and load lexicons lazily, once per worker."""
+    global _LEXICONS
+    die_with_parent(parent)
+    _LEXICONS = Dictionaries(True)
+
+
+def _plan(task: PairTask) -> PairPlan:
+    if task.lexicon is None:
+        return task.plan
+    lexicons = _LEXICONS or Dictionaries(True)
+    dictionary = lexicons.get(*task.lexicon)
+    if dictionary is None:
+        raise LookupError(f"lexicon {task.lexicon} is not installed in the worker")
+    return dataclasses.replace(task.plan, dictionary=dictionary)
+
+
+def verify_chunk(tasks: list[PairTask]) -> list[Verification | None]:
+    """Each pair's verification (alignment included, so it pickles back), in input order."""
+    out: list[Verification | None] = []
+    for task in tasks:
+        verified = verify_detached(task.a, task.b, _plan(task))
+        out.append(None if verified is None else verified.verification)
+    return out
