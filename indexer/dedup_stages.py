@@ -17,7 +17,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bookdup.features import BookFeatures, features_from_doc, terms_to_hashes
+from bookdup.features import BookFeatures, features_from_doc
 from bookdup.relate import (
     VerifiedPair,
     classify_verified,
@@ -28,7 +28,6 @@ from indexer.verify_pool import Planned, VerifyPool, default_verify_workers, ver
 from readers.dictionaries import Dictionaries
 from store.bulk import Action
 from store.candidates import (
-    WINNOWS_FIELD,
     CandidateParams,
     CandidateSearcher,
     StopLists,
@@ -36,6 +35,7 @@ from store.candidates import (
 )
 from store.features import DEFAULT_CACHE_SIZE, FeatureCache
 from store.iterate import batched, iter_documents
+from store.keys import source_read_keys, stored_keys
 from store.schema import IndexNames
 
 #: Books that cannot take part: nothing to compare, or a word list rather than prose.
@@ -101,7 +101,7 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
         run.client,
         run.names.books,
         query=run.selection,
-        source=["features", "flags", WINNOWS_FIELD],
+        source=["features", "flags", *(k.field for k in source_read_keys())],
         page_size=200,
     )
     for batch in batched(hits, run.params.batch_size):
@@ -112,9 +112,9 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
                 skipped.append((hit["_id"], "flagged " + ",".join(sorted(flags))))
                 continue
             features = features_from_doc(hit["_source"]["features"], words=False)
-            keys = terms_to_hashes(hit["_source"].get(WINNOWS_FIELD, []))
+            keys = stored_keys(hit["_source"])  # the winnowed keys (store.keys)
             # the cache holds the verification data only; the keys serve this query alone
-            books.append(dataclasses.replace(run.cache.put(features), winnows=keys))
+            books.append(dataclasses.replace(run.cache.put(features), **keys))
         yield QueryBatch([hit["_id"] for hit in batch], books, skipped)
 
 

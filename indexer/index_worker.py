@@ -16,18 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bookdup.cluster import cluster_id
-from bookdup.features import (
-    FEATURES_VERSION,
-    FeatureParams,
-    extract_features,
-    features_to_doc,
-    hex_terms,
-    stem_sample,
-    unique_sample_terms,
-)
+from bookdup.features import FEATURES_VERSION, FeatureParams, extract_features, features_to_doc
 from bookdup.model import Book
 from bookdup.titles import title_from_text
 from readers import DEFAULT_MAX_BOOK_BYTES, ReadError, Source, read_source
+from store.keys import document_keys
 
 #: Pages searched for a title the text names (bookdup.titles reads their first characters).
 TITLE_PAGES = 3
@@ -101,10 +94,8 @@ def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict
         "flags": list(features.flags),
         "found_title": found_title(book),
         "excerpt": _excerpt(book),
-        "bands": list(features.bands),
-        "uniq": unique_sample_terms(features, uniq_modulus),
-        "stems": stem_sample(features.unique.stems),
-        "winnows": hex_terms(features.winnows),
+        # every candidate-key field (bands, uniq, stems, winnows): the registry in store.keys
+        **document_keys(features, uniq_modulus),
         "features": features_to_doc(features),
         "features_version": FEATURES_VERSION,
         "extra": book.extra,

@@ -31,13 +31,15 @@ from bookdup.stemming import stem_lexicon
 from bookdup.translate import in_lexicon, translate_with_source
 from bookdup.winnow import KeyFrequencies, consistent_sample
 from store.iterate import iter_documents
+from store.keys import BANDS, STEMS, UNIQ, WINNOWS, aggregated_keys
 from store.msearch import msearch
 from store.retry import with_retries
 
-BANDS_FIELD = "bands"
-UNIQ_FIELD = "uniq"
-STEMS_FIELD = "stems"
-WINNOWS_FIELD = "winnows"
+# The candidate-key fields, named once in the registry (``store.keys``).
+BANDS_FIELD = BANDS.field
+UNIQ_FIELD = UNIQ.field
+STEMS_FIELD = STEMS.field
+WINNOWS_FIELD = WINNOWS.field
 
 
 @dataclass(frozen=True)
@@ -340,15 +342,25 @@ class StopLists:
         one, which the table does not keep; such a lookup queries unique words instead."""
         n_books = with_retries()(client.count)(index=index)["count"]
         max_df = params.max_df(n_books)
-        bands = high_df_terms(client, index, BANDS_FIELD, max_df)
-        uniq = high_df_terms(client, index, UNIQ_FIELD, max_df)
-        common = np.array(sorted(int(t, 16) for t in uniq), dtype=np.uint32)
+        # every key with doc values has its stop list; the winnowed keys' df table is counted
+        # from _source (``winnow_frequencies``)
+        high = {k.field: high_df_terms(client, index, k.field, max_df) for k in aggregated_keys()}
         held = high_df_terms(client, index, UNIQ_FIELD, frequent_df(n_books) - 1)
-        frequent = np.array(sorted(int(t, 16) for t in held), dtype=np.uint32)
-        stems = high_df_terms(client, index, STEMS_FIELD, max_df)
-        common_stems = np.array(sorted(int(t, 16) for t in stems), dtype=np.uint32)
         table = winnow_frequencies(client, index) if winnows else None
-        return cls(n_books, max_df, frozenset(bands), common, frequent, common_stems, table)
+        return cls(
+            n_books,
+            max_df,
+            frozenset(high[BANDS_FIELD]),
+            _sorted_hashes(high[UNIQ_FIELD]),
+            _sorted_hashes(held),
+            _sorted_hashes(high[STEMS_FIELD]),
+            table,
+        )
+
+
+def _sorted_hashes(terms: set[str]) -> np.ndarray:
+    """Hex keyword terms as a sorted uint32 array (a stop list of hashes)."""
+    return np.array(sorted(int(t, 16) for t in terms), dtype=np.uint32)
 
 
 def winnow_frequencies(client: Elasticsearch, index: str) -> KeyFrequencies | None:

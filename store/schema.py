@@ -23,6 +23,7 @@ from bookdup.features import stem_sample_from_doc
 from bookdup.titles import title_from_text
 from store.bulk import bulk_write
 from store.iterate import iter_documents
+from store.keys import STEMS
 from store.retry import with_retries
 
 LOGICAL_INDICES = ("books", "relations", "runs")
@@ -35,9 +36,9 @@ Transform = Callable[[dict[str, Any]], dict[str, Any]]
 def add_stems(source: dict[str, Any]) -> dict[str, Any]:
     """Books v1 → v2: the sampled stem hashes (``stems``) from the stored features."""
     features = source.get("features")
-    if "stems" in source or not isinstance(features, dict) or "language" not in features:
+    if STEMS.field in source or not isinstance(features, dict) or "language" not in features:
         return source
-    return {**source, "stems": stem_sample_from_doc(features)}
+    return {**source, STEMS.field: stem_sample_from_doc(features)}
 
 
 def add_found_title(source: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from query.match import book_from_text, match, read_one_book
 from query.plots import render_explain
 from query.related import _oriented, related
 from query.search import search
+from store.keys import CANDIDATE_KEY_FIELDS
 from tests.fixtures_books import add_noise, gutenberg_body, paginate, write_txt
 from tests.query.corpus import (
     ALICE,
@@ -35,6 +36,16 @@ from tests.query.corpus import (
     TOM_PART1,
     WALDEN,
 )
+
+
+def _keys_anywhere(value: object) -> set[str]:
+    """Every dict key at any depth of a read-side answer."""
+    if isinstance(value, dict):
+        return set(value).union(*(_keys_anywhere(v) for v in value.values()))
+    if isinstance(value, list | tuple):
+        return set().union(*(_keys_anywhere(v) for v in value))
+    return set()
+
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Edition clusters of the corpus and their sizes (ground truth).
@@ -192,6 +203,22 @@ def test_a_stored_partial_translation_names_its_part_from_either_side() -> None:
 
 
 # --- match -----------------------------------------------------------------------------------
+
+
+def test_no_candidate_key_reaches_related_search_or_match(es_client, real, rs) -> None:
+    """Issue 27 item 3: the read side hides exactly the registry's fields (store.keys), so no
+    candidate key (bands, uniq, stems, winnows) is in any answer about a book."""
+    names = real[0]
+    keys = set(CANDIDATE_KEY_FIELDS)
+    for book in (TOM, ALICE_DE):
+        answer = related(es_client, names.books, names.relations, book)
+        assert not _keys_anywhere(answer) & keys, book
+        assert answer["relations"], book
+    for collapse in ("edition", "work", "none"):
+        found = search(es_client, names.books, "Alice", collapse=collapse)
+        assert found["hits"] and not _keys_anywhere(found) & keys, collapse
+    matched = match(rs, book_from_text("\n".join(gutenberg_body(TOM)[:600]), title="Tom"))
+    assert matched["relations"] and not _keys_anywhere(matched) & keys
 
 
 def test_match_finds_the_editions_of_a_held_out_noisy_copy(rs, tmp_path: Path) -> None:

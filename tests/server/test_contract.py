@@ -12,11 +12,20 @@ from fastapi.testclient import TestClient
 
 from server.app import PUBLIC_BOOK_FIELDS, PUBLIC_RELATION_FIELDS, create_app
 from server.limits import SECURITY_HEADERS
+from store.keys import CANDIDATE_KEY_FIELDS
 from tests.fixtures_books import gutenberg_body
 from tests.server.conftest import ALICE, TOM, TOM_PART1
 
 LOCAL = "http://127.0.0.1:8000"
-INTERNAL = ("content_hash", "index_run", "features_version", "stems", "flags", "raw_hash")
+#: Internal fields no answer names: every candidate-key field (store.keys) and the internals.
+INTERNAL = (
+    *CANDIDATE_KEY_FIELDS,
+    "content_hash",
+    "index_run",
+    "features_version",
+    "flags",
+    "raw_hash",
+)
 TEXT = {"content-type": "text/plain"}
 JSON = {"content-type": "application/json"}
 ROT13 = {"content-type": "text/plain; charset=rot13"}
@@ -101,6 +110,12 @@ def test_404_names_the_id_not_the_index(api, served) -> None:
     assert "no book with id 'nope'" in refused(api.get(f"/api/explain?a={TOM}&b=nope"), 404, served)
 
 
+def test_no_candidate_key_is_a_public_field() -> None:
+    """The allow-lists never name a candidate key, whatever the registry adds."""
+    assert not set(CANDIDATE_KEY_FIELDS) & PUBLIC_BOOK_FIELDS
+    assert not set(CANDIDATE_KEY_FIELDS) & PUBLIC_RELATION_FIELDS
+
+
 def test_related_and_match_serve_public_fields_only(api, served) -> None:
     related = api.get(f"/api/books/{TOM}/related")
     assert related.status_code == 200
@@ -117,6 +132,8 @@ def test_related_and_match_serve_public_fields_only(api, served) -> None:
     assert matched.status_code == 200, matched.text
     assert set(matched.json()["book"]) <= PUBLIC_BOOK_FIELDS
     assert all(set(r) <= PUBLIC_RELATION_FIELDS for r in matched.json()["relations"])
+    for name in INTERNAL:
+        assert f'"{name}"' not in matched.text, name
     assert TOM_PART1 in {r["book_id"] for r in matched.json()["relations"]}
 
 
