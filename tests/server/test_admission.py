@@ -60,7 +60,8 @@ def in_background(api: TestClient, path: str) -> tuple[threading.Thread, list]:
 
 
 def test_a_full_server_answers_429_with_retry_after(served, proxy) -> None:
-    api = api_over(proxy.url, served[0], Limits(max_inflight=1, queue_wait=0.2))
+    # a long deadline: the admitted slow search (3 s per call to the node) must succeed
+    api = api_over(proxy.url, served[0], Limits(max_inflight=1, queue_wait=0.2, request_timeout=30))
     assert api.get(SEARCH).status_code == 200  # warm: the client's connection is open
     proxy.delay = 3.0
     slow, answers = in_background(api, SEARCH)
@@ -72,7 +73,7 @@ def test_a_full_server_answers_429_with_retry_after(served, proxy) -> None:
     assert refused.headers["Retry-After"] == "1"
     assert set(refused.json()) == {"error"} and "busy" in refused.json()["error"]
     assert all(refused.headers[h] == v for h, v in SECURITY_HEADERS.items())
-    slow.join(timeout=10)
+    slow.join(timeout=30)
     assert answers and answers[0].status_code == 200  # the admitted one was served
     proxy.delay = 0.0
     assert api.get(SEARCH).status_code == 200  # its place was given back
