@@ -19,6 +19,7 @@ import click
 from bookdup_cli.tables import book_line, echo_groups, echo_table
 from devnode.config import is_loopback
 from query.context import BadRequest, NotFound, ReadSide
+from store.connection import serving_client
 
 T = TypeVar("T")
 
@@ -309,6 +310,13 @@ def check_port_free(host: str, port: int) -> None:
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--max-body-mb", type=float, default=25.0, show_default=True)
 @click.option(
+    "--max-bodies-mb",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="request bodies held at once, all requests together, in MB; beyond it a 429 "
+    "[default: 4 x --max-body-mb]",
+)
+@click.option(
     "--allowed-host",
     "allowed_hosts",
     multiple=True,
@@ -316,14 +324,50 @@ def check_port_free(host: str, port: int) -> None:
     help="a Host name the server answers besides 127.0.0.1, localhost and ::1 (and --host); "
     "repeatable; any port",
 )
+@click.option(
+    "--max-inflight",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="searches and related lookups worked on at once; more wait --queue-wait, then get 429",
+)
+@click.option(
+    "--max-heavy",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="matches, explains and plots worked on at once (apart from --max-inflight)",
+)
+@click.option(
+    "--queue-wait",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="seconds a request waits for a place before its 429",
+)
+@click.option(
+    "--request-timeout",
+    type=click.FloatRange(min=0.1),
+    default=8.0,
+    show_default=True,
+    help="seconds a request may spend on Elasticsearch, retries included (then 504, or 503 "
+    "when the node is down)",
+)
 @click.pass_obj
 def serve_cmd(
-    ctx: Any, host: str, port: int, max_body_mb: float, allowed_hosts: tuple[str, ...]
+    ctx: Any,
+    host: str,
+    port: int,
+    max_body_mb: float,
+    max_bodies_mb: float | None,
+    allowed_hosts: tuple[str, ...],
+    **limits: Any,
 ) -> None:
     """Serve the read side: a JSON API under /api and a review page at /."""
     try:
         import uvicorn
 
+        from server.admission import Limits
         from server.app import create_app
         from server.protocol import GuardedH11Protocol
     except ImportError as exc:
@@ -338,10 +382,14 @@ def serve_cmd(
     check_port_free(host, port)
     if host not in ("0.0.0.0", "::", ""):  # the address it listens on is a name it answers
         allowed_hosts = (*allowed_hosts, host)
+    ctx.client()  # one clear line now if the node is unusable
+    client = serving_client(ctx.settings, limits["request_timeout"])
     app = create_app(
-        ReadSide(ctx.client(), ctx.names),
+        ReadSide(client, ctx.names),
         max_body=int(max_body_mb * 1024 * 1024),
         allowed_hosts=allowed_hosts,
+        limits=Limits(**limits),
+        max_bodies=None if max_bodies_mb is None else int(max_bodies_mb * 1024 * 1024),
     )
     click.echo(f"bookdup review page and API on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(

@@ -13,9 +13,11 @@ names one); ``server.limits.Guard`` in front of it allows loopback Host names (a
 ``allowed_hosts``), refuses cross-origin POSTs (403) and bodies over ``max_body`` bytes (413),
 and puts the security headers on every answer; every error is a JSON ``{"error": ...}`` with a
 4xx or 5xx status and never a stack trace, a server path, an Elasticsearch URL or a
-credential; related and match answer public fields only (an allow-list); the OpenAPI
-document lists every status and match's request body; the interactive ``/docs`` page is off
-(it loads scripts from a CDN).
+credential; ``server.admission`` bounds the work in flight (429 with ``Retry-After`` beyond it)
+and gives each request a deadline (504 when the node is too slow, 503 when it is down);
+related and match answer public fields only (an allow-list); the OpenAPI document lists
+every status and match's request body; the interactive ``/docs`` page is off (it loads
+scripts from a CDN).
 """
 
 from __future__ import annotations
@@ -30,14 +32,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from elasticsearch import ApiError, TransportError
+from elasticsearch import ApiError, ConnectionTimeout, TransportError
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -47,6 +48,7 @@ from query.match import book_from_text, match, read_one_book
 from query.plots import FORMATS, render_explain
 from query.related import related
 from query.search import search
+from server.admission import RETRY_AFTER_S, Admission, Busy, Limits
 from server.limits import SECURITY_HEADERS, Guard
 from store.schema import IndexNames
 
@@ -97,6 +99,15 @@ def _install_handlers(app: FastAPI, scrub: Callable[[str], str]) -> None:
     async def http_error(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
         # a 405 keeps its Allow header
         return _error(exc.status_code, str(exc.detail), headers=dict(exc.headers or {}))
+
+    @app.exception_handler(Busy)
+    async def busy(_r: Request, exc: Busy) -> JSONResponse:
+        return _error(429, str(exc), headers={"Retry-After": str(RETRY_AFTER_S)})
+
+    @app.exception_handler(ConnectionTimeout)
+    async def too_slow(_r: Request, _exc: ConnectionTimeout) -> JSONResponse:
+        log.warning("Elasticsearch did not answer within the request's deadline")
+        return _error(504, "the search backend did not answer in time")
 
     @app.exception_handler(ApiError)
     @app.exception_handler(TransportError)
@@ -174,18 +185,26 @@ def _read_upload(filename: str | None, data: bytes) -> Any:
             raise BadRequest(f"{path.name}: the file could not be read") from None
 
 
-async def _book_from_request(request: Request) -> Any:
-    """The book a match request carries: plain text, JSON {"text", "title"}, or a file."""
+async def _book_reader(request: Request) -> Callable[[], Any]:
+    """What makes the book a match request carries (plain text, JSON {"text", "title"}, or a
+    file): the body is read here, on the event loop; parsing and splitting the text (seconds
+    for a 20-MB text) is left to the returned function, run in an admitted worker thread."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind == "multipart/form-data":
         form = await request.form(max_files=1, max_fields=4)
         upload, text = form.get("file"), form.get("text")
         if isinstance(upload, UploadFile):
-            return _read_upload(upload.filename, await upload.read())
+            data, filename = await upload.read(), upload.filename
+            return lambda: _read_upload(filename, data)
         if isinstance(text, str):
-            return book_from_text(text)
+            return lambda: book_from_text(text)
         raise BadRequest("a multipart match request needs a 'file' or a 'text' field")
     body = await request.body()
+    return lambda: _book_from_body(kind, request.headers.get("content-type", ""), body)
+
+
+def _book_from_body(kind: str, content_type: str, body: bytes) -> Any:
+    """The book of a text/plain or JSON match body."""
     if kind == "application/json":
         try:
             payload = json.loads(body)
@@ -202,7 +221,7 @@ async def _book_from_request(request: Request) -> Any:
             raise BadRequest("the body is not valid JSON: a lone surrogate (\\ud800)") from exc
         return book_from_text(payload["text"], title=title)
     if kind in ("text/plain", ""):
-        charset = _charset(request.headers.get("content-type", ""))
+        charset = _charset(content_type)
         try:
             return book_from_text(body.decode(charset))
         except UnicodeDecodeError as exc:
@@ -265,15 +284,19 @@ def _answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
         405: "another method than the path's (Allow names it)",
         413: "a body over the server's --max-body-mb",
         415: "a text/plain body in a charset Python cannot decode",
+        429: "the server is at its in-flight limit (--max-inflight, --max-heavy): retry after "
+        "Retry-After seconds",
         500: "an internal error (a bug): no details",
         503: "the search backend does not answer, or its indices are missing",
+        504: "the search backend did not answer within --request-timeout",
     }
     return {s: {"model": ErrorBody, "description": words[s]} for s in statuses}
 
 
 #: What every endpoint can answer besides its own: a bad Host or input (400), a body over
-#: the limit (413, even on a GET), an internal error (500), the backend (503).
-COMMON = (400, 413, 500, 503)
+#: the limit (413, even on a GET), no place in flight (429), an internal error (500), the
+#: backend down (503) or too slow (504).
+COMMON = (400, 413, 429, 500, 503, 504)
 MATCH_BODY = {
     "required": True,
     "content": {
@@ -298,7 +321,7 @@ MATCH_BODY = {
 }
 
 
-def _routes(app: FastAPI, rs: ReadSide) -> None:
+def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
     names = rs.names
 
     @app.get(
@@ -306,7 +329,7 @@ def _routes(app: FastAPI, rs: ReadSide) -> None:
         summary="Catalog search, one hit per cluster",
         responses=_answers(*COMMON),
     )
-    def api_search(
+    async def api_search(
         q: Annotated[str, Query(max_length=500)] = "",
         collapse: Annotated[str, Query(pattern="^(edition|work|none)$")] = "edition",
         page: Annotated[int, Query(ge=1, le=1000)] = 1,
@@ -314,14 +337,16 @@ def _routes(app: FastAPI, rs: ReadSide) -> None:
         language: Annotated[str | None, Query(max_length=8)] = None,
     ) -> dict[str, Any]:
         filters = {"language": language} if language else None
-        return search(
-            rs.client,
-            names.books,
-            q,
-            collapse=collapse,
-            filters=filters,
-            page=page,
-            per_page=per_page,
+        return await admit.read(
+            lambda: search(
+                rs.client,
+                names.books,
+                q,
+                collapse=collapse,
+                filters=filters,
+                page=page,
+                per_page=per_page,
+            )
         )
 
     @app.get(
@@ -329,17 +354,18 @@ def _routes(app: FastAPI, rs: ReadSide) -> None:
         summary="Other editions and translations",
         responses=_answers(*COMMON, 404),
     )
-    def api_related(book_id: str) -> dict[str, Any]:
+    async def api_related(book_id: str) -> dict[str, Any]:
         _check_id(book_id)
-        return public(related(rs.client, names.books, names.relations, book_id))
+        found = await admit.read(related, rs.client, names.books, names.relations, book_id)
+        return public(found)
 
     @app.get(
         "/api/explain",
         summary="Every signal and confidence for a pair",
         responses=_answers(*COMMON, 404),
     )
-    def api_explain(a: BookId, b: BookId) -> dict[str, Any]:
-        return explain(rs, _check_id(a, "a"), _check_id(b, "b"))
+    async def api_explain(a: BookId, b: BookId) -> dict[str, Any]:
+        return await admit.compute(explain, rs, _check_id(a, "a"), _check_id(b, "b"))
 
     @app.get(
         "/api/explain/plot",
@@ -353,10 +379,11 @@ def _routes(app: FastAPI, rs: ReadSide) -> None:
             **_answers(*COMMON, 404),
         },
     )
-    def api_plot(
+    async def api_plot(
         a: BookId, b: BookId, format: Annotated[str, Query(pattern="^(png|svg)$")] = "png"
     ) -> Response:
-        picture = render_explain(explain(rs, _check_id(a, "a"), _check_id(b, "b")), format)
+        pair = _check_id(a, "a"), _check_id(b, "b")
+        picture = await admit.compute(lambda: render_explain(explain(rs, *pair), format))
         return Response(picture, media_type=FORMATS[format])
 
     @app.post(
@@ -369,8 +396,8 @@ def _routes(app: FastAPI, rs: ReadSide) -> None:
         openapi_extra={"requestBody": MATCH_BODY},
     )
     async def api_match(request: Request) -> JSONResponse:
-        book = await _book_from_request(request)
-        return JSONResponse(public(await run_in_threadpool(match, rs, book)))
+        book = await _book_reader(request)
+        return JSONResponse(public(await admit.compute(lambda: match(rs, book()))))
 
 
 def _document(app: FastAPI) -> Callable[[], dict[str, Any]]:
@@ -394,11 +421,18 @@ def _document(app: FastAPI) -> Callable[[], dict[str, Any]]:
 
 
 def create_app(
-    rs: ReadSide, *, max_body: int = DEFAULT_MAX_BODY, allowed_hosts: Iterable[str] = ()
+    rs: ReadSide,
+    *,
+    max_body: int = DEFAULT_MAX_BODY,
+    allowed_hosts: Iterable[str] = (),
+    limits: Limits | None = None,
+    max_bodies: int | None = None,
 ) -> Any:
     """The ASGI application over ``rs`` (its client and index names, nothing else), behind
     ``server.limits.Guard``: bodies up to ``max_body`` bytes, the loopback names and
-    ``allowed_hosts`` as ``Host``, security headers on every answer."""
+    ``allowed_hosts`` as ``Host``, security headers on every answer; work admitted and timed
+    by ``server.admission`` with ``limits``; all bodies held at once under ``max_bodies``
+    bytes (default: four at ``max_body``)."""
     app = FastAPI(
         title="bookdup",
         summary="Editions, partial duplicates and translations of books (read-only)",
@@ -406,7 +440,8 @@ def create_app(
         redoc_url=None,
     )
     _install_handlers(app, _scrubber(rs.names))
-    _routes(app, rs)
+    app.state.admission = admission = Admission(limits)
+    _routes(app, rs, admission)
     app.openapi = _document(app)  # type: ignore[method-assign]
     static = resources.files("server") / "static"
 
@@ -415,7 +450,7 @@ def create_app(
         return FileResponse(str(static / "index.html"), media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
-    return Guard(app, max_body, allowed_hosts)
+    return Guard(app, max_body, allowed_hosts, bodies=max_bodies)
 
 
 __all__ = ["SECURITY_HEADERS", "create_app"]

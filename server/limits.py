@@ -9,12 +9,16 @@
   of another origin is a 403: a web page cannot make a browser start a match with a "simple"
   cross-origin POST (curl and programs send no ``Origin``);
 - the body is read here, up to the limit: a declared ``Content-Length`` over it, or a chunked
-  body that grows past it, is a 413 before the app sees a byte; a malformed length is a 400.
+  body that grows past it, is a 413 before the app sees a byte; a malformed length is a 400;
+- the bodies held at once, all requests together, stay under ``bodies`` bytes (``BodyBudget``):
+  300 clients each sending 25 MB must not hold 7.5 GB; a body that would pass it is a 429 with
+  ``Retry-After``, and its bytes are given back when its request ends.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -101,14 +105,47 @@ def _with_security_headers(send: Send) -> Send:
     return wrapped
 
 
+class BodyBudget:
+    """Bytes of request bodies held at once, by all requests together, up to ``total``."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.held = 0
+        self._lock = threading.Lock()
+
+    def take(self, size: int) -> bool:
+        """Reserve ``size`` bytes; False (nothing reserved) when that would pass the total."""
+        with self._lock:
+            if self.held + size > self.total:
+                return False
+            self.held += size
+            return True
+
+    def give_back(self, size: int) -> None:
+        with self._lock:
+            self.held -= size
+
+
+#: Seconds a client refused for lack of body memory is told to wait.
+BODY_RETRY_AFTER_S = 1
+
+
 class Guard:
     """ASGI middleware: security headers on every answer, Host allow-list, same-origin POSTs,
-    and the body limit (``limit`` bytes)."""
+    the body limit (``limit`` bytes) and the budget of all bodies held at once (``bodies``
+    bytes; by default four bodies at the limit)."""
 
-    def __init__(self, app: ASGIApp, limit: int, allowed_hosts: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit: int,
+        allowed_hosts: Iterable[str] = (),
+        bodies: int | None = None,
+    ) -> None:
         self.app = app
         self.limit = limit
         self.allowed = {host_name(h) for h in (*LOOPBACK_HOSTS, *allowed_hosts)}
+        self.budget = BodyBudget(4 * limit if bodies is None else bodies)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -122,7 +159,10 @@ class Guard:
         body = await self._read_body(scope, receive, send)
         if body is None:
             return
-        await self.app(scope, _replay(body, receive), send)
+        try:
+            await self.app(scope, _replay(body, receive), send)
+        finally:
+            self.budget.give_back(len(body))
 
     def _refusal(self, scope: Scope) -> tuple[int, str] | None:
         headers: dict[bytes, bytes] = {}
@@ -152,17 +192,38 @@ class Guard:
         return None
 
     async def _read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
-        """The whole body (None when refused or the client went away)."""
-        chunks, seen = [], 0
+        """The whole body, its bytes taken from the budget (None when refused or the client
+        went away: then, as when cancelled, nothing stays taken)."""
+        chunks: list[bytes] = []
+        try:
+            body = await self._read_chunks(receive, send, chunks)
+        except BaseException:
+            self.budget.give_back(sum(len(c) for c in chunks))
+            raise
+        if body is None:
+            self.budget.give_back(sum(len(c) for c in chunks))
+        return body
+
+    async def _read_chunks(self, receive: Receive, send: Send, chunks: list[bytes]) -> bytes | None:
+        """Reads into ``chunks`` only what the budget gave."""
+        seen = 0
         while True:
             message = await receive()
             if message["type"] != "http.request":
                 return None  # http.disconnect: nobody to answer
             chunk = message.get("body", b"")
-            seen += len(chunk)
-            if seen > self.limit:
+            if seen + len(chunk) > self.limit:
                 await respond(send, 413, f"request body over {self.limit:,} bytes")
                 return None
+            if not self.budget.take(len(chunk)):
+                await respond(
+                    send,
+                    429,
+                    f"the server holds too many request bodies: retry in {BODY_RETRY_AFTER_S} s",
+                    [(b"retry-after", str(BODY_RETRY_AFTER_S).encode())],
+                )
+                return None
+            seen += len(chunk)
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)

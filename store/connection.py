@@ -25,6 +25,7 @@ from elasticsearch import (
     ConnectionError as ESConnectionError,
 )
 
+from store.deadline import DeadlineTransport
 from store.retry import POLICY
 
 DEFAULT_URL = "http://127.0.0.1:9200"
@@ -74,8 +75,9 @@ class ConnectionSettings:
         return f"{scheme}://{rest.rpartition('@')[2]}"
 
 
-def make_client(settings: ConnectionSettings) -> Elasticsearch:
-    """A client with sane retry/timeouts; does not contact the node."""
+def make_client(settings: ConnectionSettings, **overrides: Any) -> Elasticsearch:
+    """A client with sane retry/timeouts (``overrides`` replace them); does not contact the
+    node."""
     kwargs: dict[str, Any] = {
         "request_timeout": settings.timeout,
         "retry_on_timeout": True,
@@ -90,7 +92,21 @@ def make_client(settings: ConnectionSettings) -> Elasticsearch:
         kwargs["basic_auth"] = (settings.username, settings.password or "")
     if settings.ca_certs:
         kwargs["ca_certs"] = settings.ca_certs
+    kwargs.update(overrides)
     return Elasticsearch(settings.url, **kwargs)
+
+
+def serving_client(settings: ConnectionSettings, request_timeout: float) -> Elasticsearch:
+    """A client for a server that answers people: each call waits at most ``request_timeout``
+    (less when the request's ``store.deadline`` is nearer), one immediate transport retry for a
+    dropped connection, none on a timeout (the deadline, not the client, decides)."""
+    return make_client(
+        settings,
+        transport_class=DeadlineTransport,
+        request_timeout=min(settings.timeout, request_timeout),
+        max_retries=1,
+        retry_on_timeout=False,
+    )
 
 
 def _what_answered(exc: ApiError) -> str:

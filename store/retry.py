@@ -19,12 +19,16 @@ from typing import TypeVar
 from elasticsearch import ApiError, ConnectionTimeout
 from elasticsearch import ConnectionError as ESConnectionError
 from tenacity import (
+    RetryCallState,
     before_sleep_log,
     retry,
     retry_if_exception,
     stop_after_delay,
     wait_random_exponential,
 )
+from tenacity.stop import stop_base
+
+from store.deadline import remaining
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 log = logging.getLogger("bookdup.retry")
@@ -76,15 +80,25 @@ def retry_budget() -> float:
         return POLICY.max_seconds
 
 
+class _PastDeadline(stop_base):
+    """Stop when the backoff about to start would end after the caller's deadline
+    (``store.deadline.within``): give up now, with the last failure, rather than after it."""
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        left = remaining()
+        return left is not None and left <= (retry_state.upcoming_sleep or 0.0)
+
+
 def with_retries(
     max_seconds: float | None = None, statuses: frozenset[int] = RETRY_STATUSES
 ) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorator: retry transient failures (connection errors, ``statuses``) for up to
-    ``max_seconds`` (default: the budget), then re-raise."""
+    ``max_seconds`` (default: the budget) or until the caller's deadline, then re-raise."""
     return retry(
         retry=retry_if_exception(lambda exc: is_transient(exc, statuses)),
         wait=wait_random_exponential(multiplier=POLICY.first_wait, max=POLICY.max_wait),
-        stop=stop_after_delay(retry_budget() if max_seconds is None else max_seconds),
+        stop=stop_after_delay(retry_budget() if max_seconds is None else max_seconds)
+        | _PastDeadline(),
         before_sleep=before_sleep_log(log, logging.WARNING),
         reraise=True,
     )

@@ -43,6 +43,10 @@ def port(served, es_settings) -> Iterator[int]:
         "0.01",
         "--allowed-host",
         "books.example.org",
+        "--max-inflight",
+        "4",
+        "--request-timeout",
+        "6",
     ]
     server = subprocess.Popen(command, env=os.environ.copy(), stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30
