@@ -22,7 +22,6 @@ docs/figures/dupniq_fig3_its.png and dupniq_fig3_cs.png, prints the table and a 
 from __future__ import annotations
 
 import argparse
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.verify import verify_pair
 from generator.noise import add_noise
+from generator.real_variants import strip_gutenberg
 
 REPO = Path(__file__).resolve().parents[1]
 GUTENBERG = (REPO / ".." / "shared" / "data" / "gutenberg").resolve()
@@ -47,31 +47,6 @@ SCENARIOS: tuple[tuple[str, str, str], ...] = (
 )
 OVERLAPS = (0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
 NOISES = (0.0, 0.01, 0.02, 0.05, 0.10)
-
-_START = re.compile(
-    r"^\s*\*+\s*START OF (THE|THIS) PROJECT GUTENBERG.*$|^\*END\*THE SMALL PRINT.*$",
-    re.IGNORECASE | re.MULTILINE,
-)
-_END = re.compile(
-    r"^\s*\*+\s*END OF (THE|THIS) PROJECT GUTENBERG.*$|^\s*End of (the )?Project Gutenberg.*$",
-    re.IGNORECASE | re.MULTILINE,
-)
-
-
-def strip_gutenberg(text: str) -> str:
-    """The book's own text without the PG header and footer.
-
-    The licence text is the same in every PG file, so left in it is "shared text" between any
-    two books; the experiments measure the book text only. Old-style headers end at
-    ``*END*THE SMALL PRINT``; new ones at ``*** START OF THE PROJECT GUTENBERG EBOOK``.
-    When a marker is missing the text is kept from the top / to the end.
-    """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    starts = list(_START.finditer(text))
-    begin = starts[-1].end() if starts else 0
-    end_match = _END.search(text, begin)
-    end = end_match.start() if end_match else len(text)
-    return text[begin:end].strip("\n")
 
 
 def read_lines(book_id: str, root: Path = GUTENBERG) -> list[str]:

@@ -604,7 +604,7 @@ class _Generator:
 _CORPUS_FILES = ("books.jsonl", "ground_truth.jsonl", "corpus.json")
 
 
-def _clear_previous(out: Path, books_dir: str) -> None:
+def clear_previous(out: Path, books_dir: str) -> None:
     """Remove a corpus generated earlier into ``out``; refuse to write into books that are not.
 
     Books are written per format (``b000017.txt`` one time, ``b000017.hocr`` another), so a
@@ -631,7 +631,7 @@ def generate_corpus(config: GeneratorConfig, out_dir: Path | str) -> CorpusSumma
     ``books.jsonl`` (what each book is), ``ground_truth.jsonl`` (every related pair) and
     ``corpus.json`` (config and summary). A corpus generated there before is replaced."""
     out = Path(out_dir)
-    _clear_previous(out, config.books_dir)
+    clear_previous(out, config.books_dir)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     gen = _Generator(config, out)

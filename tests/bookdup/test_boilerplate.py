@@ -45,6 +45,23 @@ def test_a_back_stretch_runs_to_the_end_and_a_front_one_to_the_start() -> None:
     assert not mask[120:880].any() and not mask[1000:1680].any()
 
 
+def test_a_text_the_collection_holds_in_many_copies_is_not_boilerplate() -> None:
+    """A work with dozens of editions makes its own words "frequent": its clean edition is one
+    dense stretch end to end, far longer than any front or back matter, and keeps all its
+    words; a licence-sized stretch at its end is still dropped when the rest is prose."""
+    rng = np.random.default_rng(1)
+    frequent = np.arange(1, 5001, dtype=np.uint32)
+    edition = rng.permutation(frequent)[:3000]  # every word held by the work's many copies
+    assert not boilerplate_mask(edition, frequent).any()
+    volume = edition[:1200].copy()
+    volume[:500] = rng.choice(np.arange(10_000, 100_000, dtype=np.uint32), 500, replace=False)
+    assert not boilerplate_mask(volume, frequent).any()  # 700 dense of 1,200: over half
+    prose = rng.choice(np.arange(10_000, 100_000, dtype=np.uint32), 3000, replace=False)
+    prose[2700:] = frequent[:300]  # a 300-word licence at the end
+    mask = boilerplate_mask(prose, frequent)
+    assert mask[2700:].all() and not mask[:2650].any()
+
+
 @cache
 def _features(name: str) -> BookFeatures:
     return extract_features(book(name, gutenberg_lines(name)))
