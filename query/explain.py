@@ -2,8 +2,9 @@
 in words, and the alignment behind the pictures (``query.plots``).
 
 The pair is verified again from the stored features, through the same policy as the dedup job
-(``bookdup.relate.plan_pair``: same language, or through which lexicon; boilerplate words held
-by too many books dropped first), but with no score floor, so even an unrelated pair gets its
+(``bookdup.relate.plan_pair``: same language, or through which lexicon; the collection's
+boilerplate dropped first by ``store.features.prepare_features``, as the job's feature cache
+drops it), but with no score floor, so even an unrelated pair gets its
 evidence. The relation stored by the last dedup run, if any, is returned beside it.
 
 Alignment data are positions in each book's unique-word sequence (reading order) and the page
@@ -18,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from bookdup.boilerplate import drop_common_words
 from bookdup.compare import describe_relation, shared_page_ranges, verify_features
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures
@@ -32,7 +32,7 @@ from bookdup.vocabulary import direction_words, part_direction, relation_sentenc
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
 from query.related import page_mapping
-from store.features import get_features
+from store.features import get_features, prepare_features
 from store.retry import with_retries
 
 #: Aligned runs: consecutive aligned words more than this many unique words apart (in either
@@ -191,7 +191,7 @@ def _load(rs: ReadSide, book_id: str) -> tuple[dict[str, Any], BookFeatures]:
     meta = dict(doc["_source"])
     meta["display_title"] = display_title(meta)
     meta.pop("excerpt", None)
-    return meta, drop_common_words(features, rs.state().stop.uniq)
+    return meta, prepare_features(features, rs.state().stop)
 
 
 def _stored(rs: ReadSide, a: str, b: str) -> dict[str, Any] | None:
