@@ -25,7 +25,7 @@ from bookdup.features import BookFeatures
 from bookdup.lcs import align_distinct, align_general
 from bookdup.orderstat import describe_order
 from bookdup.relate import direction_from_side, plan_pair
-from bookdup.signals import SIGNAL_PARAMS, describe_neighbours
+from bookdup.signals import describe_neighbours, shared_runs
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_unique
 from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
@@ -35,11 +35,6 @@ from query.related import page_mapping
 from store.features import get_features, prepare_features
 from store.retry import with_retries
 
-#: Aligned runs: consecutive aligned words more than this many unique words apart (in either
-#: book) start a new run; runs shorter than ``MIN_RUN`` are chance matches (as in the core's
-#: ``SignalParams``: 40 and 8).
-MAX_GAP = 40
-MIN_RUN = 8
 BINS = 60
 #: Word pairs returned for glosses and the dot plot's hover (the plot draws every point).
 MAX_WORD_PAIRS = 3000
@@ -95,48 +90,33 @@ def fractional_pages(pages: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return pages[positions] + 1 + within
 
 
-def runs(ax: np.ndarray, ay: np.ndarray) -> list[tuple[int, int]]:
-    """[start, end) slices of the alignment forming dense runs of at least ``MIN_RUN`` words."""
-    if ax.size == 0:
-        return []
-    brk = (np.diff(ax) > MAX_GAP) | (np.abs(np.diff(ay)) > MAX_GAP)
-    starts = np.concatenate([[0], np.flatnonzero(brk) + 1])
-    ends = np.concatenate([starts[1:], [ax.size]])
-    return [(int(s), int(e)) for s, e in zip(starts, ends, strict=True) if e - s >= MIN_RUN]
-
-
-def is_frame(a_pages: list[int], b_pages: list[int], na: int, nb: int) -> bool:
-    """A run in the front matter of both books or the back matter of both: boilerplate such
-    as the Project Gutenberg header and licence (the core's rule, ``SignalParams.frame_*``)."""
-    p = SIGNAL_PARAMS
-    ra = ((a_pages[0] - 1) / max(na, 1), a_pages[1] / max(na, 1))
-    rb = ((b_pages[0] - 1) / max(nb, 1), b_pages[1] / max(nb, 1))
-    front = max(ra[0], rb[0]) < p.frame_edge and max(ra[1], rb[1]) <= p.frame_front
-    back = min(ra[1], rb[1]) > 1 - p.frame_edge and min(ra[0], rb[0]) >= p.frame_back
-    return bool(front or back)
-
-
 def regions(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> list[dict[str, Any]]:
     """Each dense run: page ranges (1-based, inclusive) of both books, positions, word count,
-    and whether it is shared boilerplate (a frame) rather than shared text."""
-    pa, pb = fa.unique.pages, fb.unique.pages
+    and whether it is shared boilerplate (a frame) rather than shared text: the runs and frames
+    of the core (``bookdup.signals.shared_runs``), the ones the classifier weighed."""
+    pa = fa.unique.pages[al.ax].astype(np.int64)
+    pb = fb.unique.pages[al.ay].astype(np.int64)
+    text, frames = shared_runs(pa, pb, fa, fb)
+    tagged = sorted([(r, False) for r in text] + [(r, True) for r, _side in frames], key=_start)
     out = []
-    for s, e in runs(al.ax, al.ay):
-        xa, ya = pa[al.ax[s:e]], pb[al.ay[s:e]]
-        a_pages = [int(xa.min()) + 1, int(xa.max()) + 1]
-        b_pages = [int(ya.min()) + 1, int(ya.max()) + 1]
+    for r, boilerplate in tagged:
+        s, e = r.start, r.stop
         out.append(
             {
-                "a_pages": a_pages,
-                "b_pages": b_pages,
+                "a_pages": [int(pa[r].min()) + 1, int(pa[r].max()) + 1],
+                "b_pages": [int(pb[r].min()) + 1, int(pb[r].max()) + 1],
                 "a_positions": [int(al.ax[s]), int(al.ax[e - 1])],
-                "b_positions": [int(al.ay[s:e].min()), int(al.ay[s:e].max())],
+                "b_positions": [int(al.ay[r].min()), int(al.ay[r].max())],
                 "words": e - s,
                 "slice": [s, e],
-                "boilerplate": is_frame(a_pages, b_pages, fa.n_pages, fb.n_pages),
+                "boilerplate": boilerplate,
             }
         )
     return out
+
+
+def _start(tagged: tuple[slice, bool]) -> int:
+    return int(tagged[0].start)
 
 
 def bars(n: int, spans: list[list[int]], bins: int = BINS) -> list[float]:
