@@ -9,7 +9,10 @@ evidence. The relation stored by the last dedup run, if any, is returned beside 
 
 Alignment data are positions in each book's unique-word sequence (reading order) and the page
 of each aligned word; for a translation, the source word and the target word it matched (the
-dictionary gloss the review page shows on hover).
+dictionary gloss the review page shows on hover). They are the core's: the verification's own
+alignment (``Verification.positions``) cut into the runs and frames the classifier weighed
+(``bookdup.signals.shared_runs``), so a region's ``boilerplate`` flag and the words of the text
+regions are those of the signals (explain used to align again and cut with a rule of its own).
 """
 
 from __future__ import annotations
@@ -19,15 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from bookdup.compare import describe_relation, shared_page_ranges, verify_features
+from bookdup.compare import (
+    describe_relation,
+    shared_page_ranges,
+    translated_first,
+    verify_features,
+)
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures
-from bookdup.lcs import align_distinct, align_general
 from bookdup.orderstat import describe_order
 from bookdup.relate import direction_from_side, plan_pair
 from bookdup.signals import describe_neighbours, shared_runs
-from bookdup.stemming import stem_lexicon
-from bookdup.translate import translate_unique
+from bookdup.verify import Verification
 from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
@@ -51,33 +57,21 @@ class Alignment:
     words_b: list[str]
 
 
-def align(fa: BookFeatures, fb: BookFeatures, dictionary: Dictionary | None) -> Alignment:
-    """Aligned positions of a's and b's unique words; with a ``dictionary``, the book in its
-    source language is the one translated (whichever of a and b it is), as in the core."""
-    if (
-        dictionary is not None
-        and fa.language != dictionary.source
-        and fb.language == dictionary.source
-    ):
-        flipped = align(fb, fa, dictionary)
-        return Alignment(flipped.ay, flipped.ax, flipped.words_b, flipped.words_a)
+def align(
+    fa: BookFeatures, fb: BookFeatures, verification: Verification, dictionary: Dictionary | None
+) -> Alignment:
+    """The core's alignment (``verification``, from ``verify_features`` on (fa, fb) with
+    ``dictionary``) as positions and words of a and b: the words the classifier aligned, the
+    book in its source language being the translated one whichever of a and b it is."""
+    positions = verification.positions
+    if positions is None:
+        raise ValueError("a detached verification keeps no positions: verify the pair here")
+    px, py = (np.asarray(p, dtype=np.intp) for p in positions)
+    ax, ay = (px, py) if translated_first(fa, fb, dictionary) else (py, px)
     wa, wb = list(fa.unique.words or []), list(fb.unique.words or [])
-    if dictionary is None:
-        ax, ay = align_distinct(fa.unique.hashes, fb.unique.hashes)
-    else:
-        positions = np.arange(fa.unique.hashes.size, dtype=np.int32)
-        stemmed = stem_lexicon(dictionary)
-        sa, sb = fa.unique.stems, fb.unique.stems
-        if stemmed is not None and sa is not None and sb is not None:  # as the core verifies
-            translated, source = translate_unique(None, positions, stemmed, hashes=sa)
-            tx, ay = align_general(translated, sb)
-        else:
-            translated, source = translate_unique(
-                fa.unique.words, positions, dictionary, hashes=fa.unique.hashes
-            )
-            tx, ay = align_general(translated, fb.unique.hashes)
-        ax = source[tx].astype(np.intp)
-    return Alignment(ax, ay, [wa[i] for i in ax.tolist()], [wb[i] for i in ay.tolist()])
+    words_a = [wa[i] for i in ax.tolist()] if wa else []
+    words_b = [wb[i] for i in ay.tolist()] if wb else []
+    return Alignment(ax, ay, words_a, words_b)
 
 
 def fractional_pages(pages: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -202,9 +196,10 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
     with rs.compute_lock:
         dictionary = plan.dictionary if plan is not None else None
         verification = verify_features(fa, fb, dictionary=dictionary, threshold=None)
+        assert verification is not None  # no floor: every pair is verified
         result = describe_relation(fa, fb, verification, dictionary)
         shared_pages = shared_page_ranges(fa, fb, verification, dictionary)
-        al = align(fa, fb, dictionary)
+        al = align(fa, fb, verification, dictionary)
         data = alignment_data(fa, fb, al)
     direction = part_direction(result["relation"], result.get("direction"), result["signals"])
     result["direction"] = direction_from_side(direction, this_is_first=True)
