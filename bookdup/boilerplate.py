@@ -28,6 +28,7 @@ import numpy as np
 from bookdup.arrays import isin_sorted
 from bookdup.features import BookFeatures
 from bookdup.lcs import lis_keep
+from bookdup.signals import SIGNAL_PARAMS
 from bookdup.uniquewords import UniqueWords
 
 __all__ = [
@@ -62,9 +63,9 @@ _WINDOW, _DENSITY, _CLOSE, _MIN_LEN = 25, 0.5, 60, 40
 #: nothing of the book is boilerplate.
 _MAX_TOTAL, _MAX_SHARE = 600, 0.5
 #: A stretch starting in the back ``1 - _BACK`` of the sequence runs on to its end, one ending
-#: in its front ``_FRONT`` back to its start (``boilerplate_mask``). The same shares as
-#: ``bookdup.signals.SignalParams.frame_back`` / ``frame_front``.
-_FRONT, _BACK = 0.25, 0.5
+#: in its front ``_FRONT`` back to its start (``boilerplate_mask``): the shares of the signals'
+#: frames (``bookdup.signals.SignalParams.frame_back`` / ``frame_front``), read from there.
+_FRONT, _BACK = SIGNAL_PARAMS.frame_front, SIGNAL_PARAMS.frame_back
 
 
 def frequent_df(n_books: int) -> int:

@@ -35,6 +35,7 @@ __all__ = [
     "dense_page_ranges",
     "describe_neighbours",
     "page_signature_matches",
+    "shared_runs",
 ]
 
 #: Bits per value of the stored book and page min-hashes (uint32 books, b-bit uint16 pages).
@@ -194,6 +195,37 @@ def _runs(
     return [slice(int(s), int(e)) for s, e in zip(starts, ends, strict=True) if e - s >= min_len]
 
 
+def shared_runs(
+    px: np.ndarray,
+    py: np.ndarray,
+    fa: BookFeatures,
+    fb: BookFeatures,
+    params: SignalParams = SIGNAL_PARAMS,
+    *,
+    min_len: int | None = None,
+) -> tuple[list[slice], list[tuple[slice, str]]]:
+    """The dense runs of aligned page pairs (``px``, ``py``: 0-based pages of x = ``fa`` and
+    y = ``fb``, in alignment order), split into shared text and *frames*, boilerplate at the
+    edges of both books (with their side, ``"front"`` or ``"back"``).
+
+    The one rule for what counts as shared text: the signals, the dense page ranges of a
+    verdict and the runs ``query.explain`` draws all cut their alignment here. ``min_len``:
+    pairs a run needs (default ``params.min_run_words``).
+    """
+    min_len = params.min_run_words if min_len is None else min_len
+    ex = _word_extent(fa.unique.pages, int(fa.n_pages))
+    ey = _word_extent(fb.unique.pages, int(fb.n_pages))
+    runs: list[slice] = []
+    frames: list[tuple[slice, str]] = []
+    for r in _runs(px, py, fa, fb, params.max_gap_words, min_len):
+        side = _frame_side(px[r], py[r], ex, ey, params)
+        if side is None:
+            runs.append(r)
+        else:
+            frames.append((r, side))
+    return runs, frames
+
+
 def _word_extent(word_pages: np.ndarray, n_pages: int) -> tuple[int, int]:
     """[first, last + 1) of the pages holding unique words: where the book's text starts and
     ends (all its pages when it has none). Pages beyond hold nothing a run could reach:
@@ -340,15 +372,7 @@ def compute_signals(
             px, py, min_run = sx, sy, params.min_run_pages
             on_alignment = False
 
-    runs: list[slice] = []
-    frames: list[tuple[slice, str]] = []
-    ex, ey = _word_extent(fa.unique.pages, nx_pages), _word_extent(fb.unique.pages, ny_pages)
-    for r in _runs(px, py, fa, fb, params.max_gap_words, min_run):
-        side = _frame_side(px[r], py[r], ex, ey, params)
-        if side is None:
-            runs.append(r)
-        else:
-            frames.append((r, side))
+    runs, frames = shared_runs(px, py, fa, fb, params, min_len=min_run)
     if runs:
         rx = np.concatenate([px[r] for r in runs])
         ry = np.concatenate([py[r] for r in runs])
@@ -443,13 +467,7 @@ def dense_page_ranges(
     px, py = _alignment_pages(verification)
     if px.size < params.min_run_words:
         return None
-    ex = _word_extent(fa.unique.pages, int(fa.n_pages))
-    ey = _word_extent(fb.unique.pages, int(fb.n_pages))
-    runs = [
-        r
-        for r in _runs(px, py, fa, fb, params.max_gap_words, params.min_run_words)
-        if _frame_side(px[r], py[r], ex, ey, params) is None
-    ]
+    runs, _frames = shared_runs(px, py, fa, fb, params)
     if not runs:
         return None
     rx = np.concatenate([px[r] for r in runs]).astype(np.float64)

@@ -21,7 +21,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -95,6 +95,11 @@ class Verification:
     #: the books, and how many could be compared (``neighbour_agreement``); None when a book
     #: has no neighbour context or the pair was translated.
     neighbours: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    #: Positions of the aligned items in x's and y's unique-word sequences (x's source words
+    #: when translated), built on first access like the pages; None once ``detached``.
+    _positions: Callable[[], tuple[np.ndarray, np.ndarray]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def order_z(self) -> float:
@@ -105,6 +110,12 @@ class Verification:
     def alignment(self) -> tuple[np.ndarray, np.ndarray]:
         """(pages in x, pages in y) of the aligned items, in alignment order."""
         return self._align()
+
+    @cached_property
+    def positions(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(positions in x, positions in y) of the aligned items, in alignment order: the
+        alignment a reader draws (``query.explain``); None when not kept (``detached``)."""
+        return self._positions() if self._positions is not None else None
 
 
 @dataclass(frozen=True)
@@ -121,7 +132,7 @@ class _Aligned:
 def detached(verification: Verification) -> Verification:
     """``verification`` with its alignment computed now, so it can cross a process boundary
     (a worker verifies, the parent classifies); equal in every field to the original."""
-    return replace(verification, _align=_Aligned(verification.alignment))
+    return replace(verification, _align=_Aligned(verification.alignment), _positions=None)
 
 
 @dataclass(frozen=True)
@@ -358,6 +369,7 @@ def _verify_distinct(
     keep = lis_keep(iy)
     ax, ay = ix[keep], iy[keep]
     pages = (a.pages[ax], b.pages[ay])
+    positions = (a.groups[ax], b.groups[ay])
     lcs = int(ax.size)
     cx, cy = contexts
     neighbours = None if cx is None or cy is None else neighbour_agreement(cx[ax], cy[ay])
@@ -371,6 +383,7 @@ def _verify_distinct(
         lambda: pages,
         order_evidence(lcs, shared),
         neighbours,
+        lambda: positions,
     )
 
 
@@ -409,11 +422,20 @@ def _verify_general(
     else:
         evidence = scan_windows(data, evidence, min_z)
 
+    @cache
+    def aligned() -> tuple[np.ndarray, np.ndarray]:
+        return align_restricted(px, py, sx, sy)
+
     def align() -> tuple[np.ndarray, np.ndarray]:
-        ax, ay = align_restricted(px, py, sx, sy)
+        ax, ay = aligned()
         return a.pages[ax], b.pages[ay]
 
-    return Verification(nx, ny, shared, lcs, cs(lcs, nx, ny), its(lcs, nx, ny), align, evidence)
+    def positions() -> tuple[np.ndarray, np.ndarray]:
+        ax, ay = aligned()
+        return a.groups[ax], b.groups[ay]
+
+    scores = (cs(lcs, nx, ny), its(lcs, nx, ny))
+    return Verification(nx, ny, shared, lcs, *scores, align, evidence, None, positions)
 
 
 #: Shuffles before a pair is taken as below the floor: the windows are then probed with the

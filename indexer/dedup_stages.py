@@ -81,7 +81,7 @@ def prepare(
     lexicons = Dictionaries(params.translations)
     languages = indexed_languages(client, names.books)
     searcher = CandidateSearcher(client, names.books, params.candidates, stop, lexicons, languages)
-    cache = FeatureCache(client, names.books, stop.uniq, params.cache_size, stop.frequent)
+    cache = FeatureCache(client, names.books, stop, params.cache_size)
     selection = {"range": {"indexed_at": {"gte": since_time}}} if since_time else None
     return DedupRun(client, names, params, run_id, selection, stop, cache, searcher, lexicons)
 

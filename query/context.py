@@ -92,7 +92,7 @@ class ReadSide:
     def _read_state(self, version: tuple[int, object]) -> _State:
         stop = StopLists.from_index(self.client, self.names.books, self.params, winnows=False)
         languages = indexed_languages(self.client, self.names.books)
-        cache = FeatureCache(self.client, self.names.books, stop.uniq, size=READ_CACHE_SIZE)
+        cache = FeatureCache(self.client, self.names.books, stop, size=READ_CACHE_SIZE)
         searcher = CandidateSearcher(
             self.client, self.names.books, self.params, stop, self.lexicons, languages
         )

@@ -2,13 +2,17 @@
 in words, and the alignment behind the pictures (``query.plots``).
 
 The pair is verified again from the stored features, through the same policy as the dedup job
-(``bookdup.relate.plan_pair``: same language, or through which lexicon; boilerplate words held
-by too many books dropped first), but with no score floor, so even an unrelated pair gets its
+(``bookdup.relate.plan_pair``: same language, or through which lexicon; the collection's
+boilerplate dropped first by ``store.features.prepare_features``, as the job's feature cache
+drops it), but with no score floor, so even an unrelated pair gets its
 evidence. The relation stored by the last dedup run, if any, is returned beside it.
 
 Alignment data are positions in each book's unique-word sequence (reading order) and the page
 of each aligned word; for a translation, the source word and the target word it matched (the
-dictionary gloss the review page shows on hover).
+dictionary gloss the review page shows on hover). They are the core's: the verification's own
+alignment (``Verification.positions``) cut into the runs and frames the classifier weighed
+(``bookdup.signals.shared_runs``), so a region's ``boilerplate`` flag and the words of the text
+regions are those of the signals (explain used to align again and cut with a rule of its own).
 """
 
 from __future__ import annotations
@@ -18,28 +22,25 @@ from typing import Any
 
 import numpy as np
 
-from bookdup.boilerplate import drop_common_words
-from bookdup.compare import describe_relation, shared_page_ranges, verify_features
+from bookdup.compare import (
+    describe_relation,
+    shared_page_ranges,
+    translated_first,
+    verify_features,
+)
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures
-from bookdup.lcs import align_distinct, align_general
 from bookdup.orderstat import describe_order
 from bookdup.relate import direction_from_side, plan_pair
-from bookdup.signals import SIGNAL_PARAMS, describe_neighbours
-from bookdup.stemming import stem_lexicon
-from bookdup.translate import translate_unique
+from bookdup.signals import describe_neighbours, shared_runs
+from bookdup.verify import Verification
 from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
 from query.related import page_mapping
-from store.features import get_features
+from store.features import get_features, prepare_features
 from store.retry import with_retries
 
-#: Aligned runs: consecutive aligned words more than this many unique words apart (in either
-#: book) start a new run; runs shorter than ``MIN_RUN`` are chance matches (as in the core's
-#: ``SignalParams``: 40 and 8).
-MAX_GAP = 40
-MIN_RUN = 8
 BINS = 60
 #: Word pairs returned for glosses and the dot plot's hover (the plot draws every point).
 MAX_WORD_PAIRS = 3000
@@ -56,33 +57,21 @@ class Alignment:
     words_b: list[str]
 
 
-def align(fa: BookFeatures, fb: BookFeatures, dictionary: Dictionary | None) -> Alignment:
-    """Aligned positions of a's and b's unique words; with a ``dictionary``, the book in its
-    source language is the one translated (whichever of a and b it is), as in the core."""
-    if (
-        dictionary is not None
-        and fa.language != dictionary.source
-        and fb.language == dictionary.source
-    ):
-        flipped = align(fb, fa, dictionary)
-        return Alignment(flipped.ay, flipped.ax, flipped.words_b, flipped.words_a)
+def align(
+    fa: BookFeatures, fb: BookFeatures, verification: Verification, dictionary: Dictionary | None
+) -> Alignment:
+    """The core's alignment (``verification``, from ``verify_features`` on (fa, fb) with
+    ``dictionary``) as positions and words of a and b: the words the classifier aligned, the
+    book in its source language being the translated one whichever of a and b it is."""
+    positions = verification.positions
+    if positions is None:
+        raise ValueError("a detached verification keeps no positions: verify the pair here")
+    px, py = (np.asarray(p, dtype=np.intp) for p in positions)
+    ax, ay = (px, py) if translated_first(fa, fb, dictionary) else (py, px)
     wa, wb = list(fa.unique.words or []), list(fb.unique.words or [])
-    if dictionary is None:
-        ax, ay = align_distinct(fa.unique.hashes, fb.unique.hashes)
-    else:
-        positions = np.arange(fa.unique.hashes.size, dtype=np.int32)
-        stemmed = stem_lexicon(dictionary)
-        sa, sb = fa.unique.stems, fb.unique.stems
-        if stemmed is not None and sa is not None and sb is not None:  # as the core verifies
-            translated, source = translate_unique(None, positions, stemmed, hashes=sa)
-            tx, ay = align_general(translated, sb)
-        else:
-            translated, source = translate_unique(
-                fa.unique.words, positions, dictionary, hashes=fa.unique.hashes
-            )
-            tx, ay = align_general(translated, fb.unique.hashes)
-        ax = source[tx].astype(np.intp)
-    return Alignment(ax, ay, [wa[i] for i in ax.tolist()], [wb[i] for i in ay.tolist()])
+    words_a = [wa[i] for i in ax.tolist()] if wa else []
+    words_b = [wb[i] for i in ay.tolist()] if wb else []
+    return Alignment(ax, ay, words_a, words_b)
 
 
 def fractional_pages(pages: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -95,48 +84,33 @@ def fractional_pages(pages: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return pages[positions] + 1 + within
 
 
-def runs(ax: np.ndarray, ay: np.ndarray) -> list[tuple[int, int]]:
-    """[start, end) slices of the alignment forming dense runs of at least ``MIN_RUN`` words."""
-    if ax.size == 0:
-        return []
-    brk = (np.diff(ax) > MAX_GAP) | (np.abs(np.diff(ay)) > MAX_GAP)
-    starts = np.concatenate([[0], np.flatnonzero(brk) + 1])
-    ends = np.concatenate([starts[1:], [ax.size]])
-    return [(int(s), int(e)) for s, e in zip(starts, ends, strict=True) if e - s >= MIN_RUN]
-
-
-def is_frame(a_pages: list[int], b_pages: list[int], na: int, nb: int) -> bool:
-    """A run in the front matter of both books or the back matter of both: boilerplate such
-    as the Project Gutenberg header and licence (the core's rule, ``SignalParams.frame_*``)."""
-    p = SIGNAL_PARAMS
-    ra = ((a_pages[0] - 1) / max(na, 1), a_pages[1] / max(na, 1))
-    rb = ((b_pages[0] - 1) / max(nb, 1), b_pages[1] / max(nb, 1))
-    front = max(ra[0], rb[0]) < p.frame_edge and max(ra[1], rb[1]) <= p.frame_front
-    back = min(ra[1], rb[1]) > 1 - p.frame_edge and min(ra[0], rb[0]) >= p.frame_back
-    return bool(front or back)
-
-
 def regions(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> list[dict[str, Any]]:
     """Each dense run: page ranges (1-based, inclusive) of both books, positions, word count,
-    and whether it is shared boilerplate (a frame) rather than shared text."""
-    pa, pb = fa.unique.pages, fb.unique.pages
+    and whether it is shared boilerplate (a frame) rather than shared text: the runs and frames
+    of the core (``bookdup.signals.shared_runs``), the ones the classifier weighed."""
+    pa = fa.unique.pages[al.ax].astype(np.int64)
+    pb = fb.unique.pages[al.ay].astype(np.int64)
+    text, frames = shared_runs(pa, pb, fa, fb)
+    tagged = sorted([(r, False) for r in text] + [(r, True) for r, _side in frames], key=_start)
     out = []
-    for s, e in runs(al.ax, al.ay):
-        xa, ya = pa[al.ax[s:e]], pb[al.ay[s:e]]
-        a_pages = [int(xa.min()) + 1, int(xa.max()) + 1]
-        b_pages = [int(ya.min()) + 1, int(ya.max()) + 1]
+    for r, boilerplate in tagged:
+        s, e = r.start, r.stop
         out.append(
             {
-                "a_pages": a_pages,
-                "b_pages": b_pages,
+                "a_pages": [int(pa[r].min()) + 1, int(pa[r].max()) + 1],
+                "b_pages": [int(pb[r].min()) + 1, int(pb[r].max()) + 1],
                 "a_positions": [int(al.ax[s]), int(al.ax[e - 1])],
-                "b_positions": [int(al.ay[s:e].min()), int(al.ay[s:e].max())],
+                "b_positions": [int(al.ay[r].min()), int(al.ay[r].max())],
                 "words": e - s,
                 "slice": [s, e],
-                "boilerplate": is_frame(a_pages, b_pages, fa.n_pages, fb.n_pages),
+                "boilerplate": boilerplate,
             }
         )
     return out
+
+
+def _start(tagged: tuple[slice, bool]) -> int:
+    return int(tagged[0].start)
 
 
 def bars(n: int, spans: list[list[int]], bins: int = BINS) -> list[float]:
@@ -191,7 +165,7 @@ def _load(rs: ReadSide, book_id: str) -> tuple[dict[str, Any], BookFeatures]:
     meta = dict(doc["_source"])
     meta["display_title"] = display_title(meta)
     meta.pop("excerpt", None)
-    return meta, drop_common_words(features, rs.state().stop.uniq)
+    return meta, prepare_features(features, rs.state().stop)
 
 
 def _stored(rs: ReadSide, a: str, b: str) -> dict[str, Any] | None:
@@ -222,9 +196,10 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
     with rs.compute_lock:
         dictionary = plan.dictionary if plan is not None else None
         verification = verify_features(fa, fb, dictionary=dictionary, threshold=None)
+        assert verification is not None  # no floor: every pair is verified
         result = describe_relation(fa, fb, verification, dictionary)
         shared_pages = shared_page_ranges(fa, fb, verification, dictionary)
-        al = align(fa, fb, dictionary)
+        al = align(fa, fb, verification, dictionary)
         data = alignment_data(fa, fb, al)
     direction = part_direction(result["relation"], result.get("direction"), result["signals"])
     result["direction"] = direction_from_side(direction, this_is_first=True)

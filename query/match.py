@@ -14,7 +14,6 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bookdup.boilerplate import drop_common_words
 from bookdup.cluster import EDITION_RELATIONS, WORK_RELATIONS
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
@@ -25,6 +24,7 @@ from query.display import display_title, relation_label
 from query.related import add_metadata, group_by_class
 from readers import iter_books
 from readers.common import split_pages
+from store.features import prepare_features
 from store.retry import with_retries
 from store.schema import IndexNames
 
@@ -40,8 +40,8 @@ def find_related(rs: ReadSide, features: BookFeatures) -> list[dict[str, Any]]:
     Each result is ``bookdup.relate.relate``'s dict (x = the unindexed book) plus ``book_id``.
     """
     state = rs.state()
-    query = drop_common_words(
-        dataclasses.replace(features, book_id=MATCH_PREFIX + features.book_id), state.stop.uniq
+    query = prepare_features(
+        dataclasses.replace(features, book_id=MATCH_PREFIX + features.book_id), state.stop
     )
     with rs.compute_lock:
         pairs = state.searcher.candidates([query])

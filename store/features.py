@@ -11,16 +11,24 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 
-import numpy as np
 from elasticsearch import Elasticsearch
 
 from bookdup.boilerplate import drop_common_words
 from bookdup.features import BookFeatures, features_from_doc
+from store.candidates import StopLists
 from store.retry import with_retries
 
 #: Books kept in memory, ~100 KB each (hashes, pages, signatures): at 10K books a smaller
 #: cache would miss on most candidates (an mget and a decode, ~6 ms each).
 DEFAULT_CACHE_SIZE = 20_000
+
+
+def prepare_features(features: BookFeatures, stop: StopLists) -> BookFeatures:
+    """What verification compares: ``features`` without the collection's boilerplate, the words
+    held by more than max-df books (``stop.uniq``) and the dense stretches of its frequent words
+    (``stop.frequent``: licences, notices). The dedup job's cache, ``match`` and ``explain`` all
+    prepare a book here, so the read side decides on the sequences the job decided on."""
+    return drop_common_words(features, stop.uniq, stop.frequent)
 
 
 def get_features(
@@ -36,26 +44,20 @@ def get_features(
 
 
 class FeatureCache:
-    """Book features by id: LRU in memory, boilerplate words (``common``) dropped on entry."""
+    """Book features by id: LRU in memory, prepared on entry (``prepare_features``)."""
 
     def __init__(
-        self,
-        client: Elasticsearch,
-        index: str,
-        common: np.ndarray,
-        size: int = DEFAULT_CACHE_SIZE,
-        frequent: np.ndarray | None = None,
+        self, client: Elasticsearch, index: str, stop: StopLists, size: int = DEFAULT_CACHE_SIZE
     ) -> None:
         self._client = client
         self._index = index
-        self._common = common
-        self._frequent = frequent  # collection-frequent words: boilerplate stretches dropped
+        self._stop = stop
         self._size = size
         self._items: OrderedDict[str, BookFeatures] = OrderedDict()
 
     def put(self, features: BookFeatures) -> BookFeatures:
         """Cache ``features`` (without the boilerplate words) and return what was cached."""
-        features = drop_common_words(features, self._common, self._frequent)
+        features = prepare_features(features, self._stop)
         self._items[features.book_id] = features
         self._items.move_to_end(features.book_id)
         while len(self._items) > self._size:

@@ -52,7 +52,7 @@ def test_werther_book1_verdict_names_the_dense_pages(gutenberg: Path, part_first
     e = {
         **result,
         "direction": direction,
-        "alignment": alignment_data(fa, fb, align(fa, fb, lexicon)),
+        "alignment": alignment_data(fa, fb, align(fa, fb, verification, lexicon)),
         "shared_pages": ranges,
     }
     said = verdict(e)
