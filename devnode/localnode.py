@@ -565,6 +565,10 @@ def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_
     java = find_java(17 if int(cfg.version.split(".")[0]) < 9 else MIN_JAVA)
     user = _run_user()
     java = _java_for_user(java, user, cfg)
+    if cfg.nodes > 1:  # the members' folder: the node user must pass through it
+        cfg.node_dir.mkdir(parents=True, exist_ok=True)
+        if user is not None:
+            subprocess.run(["chown", f"{user}:", str(cfg.node_dir)], check=True)
     nodes = "" if cfg.nodes == 1 else f"{len(missing)} of {cfg.nodes} nodes, "
     _say(f"starting Elasticsearch {cfg.version} ({nodes}Java {java.version}, heap {cfg.heap}) …")
     launched = [(m, *_launch(m, java, user)) for m in missing]
