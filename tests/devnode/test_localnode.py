@@ -241,9 +241,12 @@ def test_render_config_of_a_cluster_member(tmp_path: Path) -> None:
     assert LocalNodeConfig(port=9440).node_dir.name == "node-9440"
 
 
-def test_a_cluster_is_found_from_any_member_folder(tmp_path: Path) -> None:
+def test_a_cluster_is_found_from_any_member_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`es status` / `es down` given a member's folder or the cluster's mean every node; a port
     outside the cluster's is refused."""
+    monkeypatch.delenv("ELASTICSEARCH_URL", raising=False)  # its port would win over the folder
     base = tmp_path / "c"
     for member in LocalNodeConfig(port=9450, nodes=2, data_dir=base, home_dir=tmp_path).members():
         (member.node_dir / "config").mkdir(parents=True)
