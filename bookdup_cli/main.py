@@ -26,7 +26,7 @@ from store.connection import (
     explain_error,
 )
 from store.locks import JobLocked
-from store.schema import DEFAULT_PREFIX, IndexNames
+from store.schema import DEFAULT_PREFIX, IndexNames, LayoutError
 
 
 @dataclass
@@ -57,6 +57,8 @@ class JobGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except LayoutError as exc:  # BOOKDUP_SHARDS / BOOKDUP_REPLICAS, read by every job
+            raise click.ClickException(str(exc)) from exc
         except (TransportError, ApiError) as exc:
             settings = ctx.obj.settings if isinstance(ctx.obj, Context) else None
             message = explain_error(exc, settings or ConnectionSettings.from_env())
@@ -154,10 +156,7 @@ def index_cmd(
     from indexer.index_job import IndexOptions, count_inputs, run_index
     from store.schema import IndexLayout
 
-    try:
-        layout = IndexLayout.from_env(shards=shards, replicas=replicas)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
+    layout = IndexLayout.from_env(shards=shards, replicas=replicas)
     client = ctx.client()
     options = IndexOptions(
         lines_per_page=lines_per_page, encoding=encoding, max_book_mb=max_book_mb, layout=layout

@@ -34,6 +34,10 @@ DEFAULT_PREFIX = "bookdup"
 SHARDED_INDICES = frozenset({"books", "relations"})
 
 
+class LayoutError(ValueError):
+    """A shard or replica count that cannot be; the message is one line for the user."""
+
+
 @dataclass(frozen=True)
 class IndexLayout:
     """Primary shards and replicas of the indices a job creates; ``None`` keeps the mapping
@@ -52,9 +56,9 @@ class IndexLayout:
 
     def __post_init__(self) -> None:
         if self.shards is not None and self.shards < 1:
-            raise ValueError(f"shards must be at least 1, not {self.shards}")
+            raise LayoutError(f"shards must be at least 1, not {self.shards}")
         if self.replicas is not None and self.replicas < 0:
-            raise ValueError(f"replicas must be 0 or more, not {self.replicas}")
+            raise LayoutError(f"replicas must be 0 or more, not {self.replicas}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: int | None) -> IndexLayout:
@@ -66,7 +70,7 @@ class IndexLayout:
                 try:
                     values[key] = int(text)
                 except ValueError:
-                    raise ValueError(f"{name} must be a whole number, not {text!r}") from None
+                    raise LayoutError(f"{name} must be a whole number, not {text!r}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
