@@ -23,16 +23,25 @@ def _config(
     port: int | None = None,
     heap: str | None = None,
     data_dir: Path | None = None,
+    nodes: int | None = None,
 ) -> LocalNodeConfig:
-    return LocalNodeConfig.from_env(
-        es_url=_root_es_url(), version=version, port=port, heap=heap, data_dir=data_dir
-    )
+    try:
+        return LocalNodeConfig.from_env(
+            es_url=_root_es_url(),
+            version=version,
+            port=port,
+            heap=heap,
+            data_dir=data_dir,
+            nodes=nodes,
+        )
+    except LocalNodeError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
-def _located(port: int | None, data_dir: Path | None) -> LocalNodeConfig:
+def _located(port: int | None, data_dir: Path | None, nodes: int | None) -> LocalNodeConfig:
     """The node `status` / `down` mean (see devnode.locate), or one clear line."""
     try:
-        return find_node(_config(port=port, data_dir=data_dir))
+        return find_node(_config(port=port, data_dir=data_dir, nodes=nodes))
     except LocalNodeError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -50,13 +59,22 @@ _data_dir_option = click.option(
     default=None,
     help="node state directory (config, data, logs, es.pid) [env BOOKDUP_ES_DATA; default"
     " ~/.local/share/bookdup/elasticsearch/node-PORT, as root"
-    " /var/lib/bookdup/elasticsearch/node-PORT]",
+    " /var/lib/bookdup/elasticsearch/node-PORT]; of a cluster (--nodes N), the folder holding"
+    " each node's node-0 … node-N-1 [default .../cluster-PORT]",
+)
+_nodes_option = click.option(
+    "--nodes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="nodes of the local cluster: N > 1 serve HTTP on ports PORT … PORT+N-1 (transport"
+    " +100), one cluster [env BOOKDUP_ES_NODES; default 1: a single node; status and down"
+    " find a cluster from any of its members]",
 )
 
 
 @click.group("es")
 def es() -> None:
-    """Run a local single-node Elasticsearch (no Docker needed).
+    """Run a local Elasticsearch: one node, or a cluster of several (no Docker needed).
 
     \b
     Folders (as root the node runs as an unprivileged user, which cannot enter /root, so homes
@@ -66,6 +84,7 @@ def es() -> None:
       unpacked home    ~/.local/share/bookdup/elasticsearch/elasticsearch-VERSION
                        (root: /var/lib/bookdup/elasticsearch/...) [env BOOKDUP_ES_HOME]
       node data        .../node-PORT [--data-dir, env BOOKDUP_ES_DATA]
+      cluster data     .../cluster-PORT/node-0 … node-N-1 (with --nodes N)
     """
 
 
@@ -74,10 +93,18 @@ def es() -> None:
 @_port_option
 @click.option("--heap", default=None, help="JVM heap, e.g. 1g [env BOOKDUP_ES_HEAP]")
 @_data_dir_option
-def up(version: str | None, port: int | None, heap: str | None, data_dir: Path | None) -> None:
-    """Download (once), start and wait for the node; a running node is reused."""
+@_nodes_option
+def up(
+    version: str | None,
+    port: int | None,
+    heap: str | None,
+    data_dir: Path | None,
+    nodes: int | None,
+) -> None:
+    """Download (once), start and wait for the node (or all N nodes: health yellow or green
+    with N nodes joined); a running node is reused."""
     try:
-        localnode.start(_config(version, port, heap, data_dir))
+        localnode.start(_config(version, port, heap, data_dir, nodes))
     except LocalNodeError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -85,27 +112,31 @@ def up(version: str | None, port: int | None, heap: str | None, data_dir: Path |
 @es.command("down")
 @_port_option
 @_data_dir_option
-def down(port: int | None, data_dir: Path | None) -> None:
-    """Stop the node `es up` started on the port; its data is kept.
+@_nodes_option
+def down(port: int | None, data_dir: Path | None, nodes: int | None) -> None:
+    """Stop the node `es up` started on the port (of a cluster: every node); data is kept.
 
     Without a data dir, the node answering on the port says where its data (and pidfile) are.
     """
-    cfg = _located(port, data_dir)
+    cfg = _located(port, data_dir, nodes)
     try:
         stopped = localnode.stop(cfg)
     except LocalNodeError as exc:
         raise click.ClickException(str(exc)) from exc
+    what = "" if cfg.nodes == 1 else f" ({cfg.nodes} nodes)"
     click.echo(
-        f"stopped Elasticsearch at {cfg.url}" if stopped else f"no node of ours at {cfg.url}"
+        f"stopped Elasticsearch at {cfg.url}{what}" if stopped else f"no node of ours at {cfg.url}"
     )
 
 
 @es.command("status")
 @_port_option
 @_data_dir_option
-def status(port: int | None, data_dir: Path | None) -> None:
-    """Say whether the node runs, its version, health and data dir; exit 1 when it does not run."""
-    st = localnode.status(_located(port, data_dir))
+@_nodes_option
+def status(port: int | None, data_dir: Path | None, nodes: int | None) -> None:
+    """Say whether the node runs, its version, health, nodes and data dir (of a cluster, each
+    node's too); exit 1 when it does not run."""
+    st = localnode.status(_located(port, data_dir, nodes))
     click.echo(st.describe())
     if not st.running:
         raise SystemExit(1)

@@ -26,7 +26,7 @@ from store.connection import (
     explain_error,
 )
 from store.locks import JobLocked
-from store.schema import DEFAULT_PREFIX, IndexNames
+from store.schema import DEFAULT_PREFIX, IndexNames, LayoutError
 
 
 @dataclass
@@ -57,6 +57,8 @@ class JobGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except LayoutError as exc:  # BOOKDUP_SHARDS / BOOKDUP_REPLICAS, read by every job
+            raise click.ClickException(str(exc)) from exc
         except (TransportError, ApiError) as exc:
             settings = ctx.obj.settings if isinstance(ctx.obj, Context) else None
             message = explain_error(exc, settings or ConnectionSettings.from_env())
@@ -124,6 +126,19 @@ def cli(
     default=None,
     help="most books per bulk request [default: 20]; the node's 429s make them fewer for a while",
 )
+@click.option(
+    "--shards",
+    type=click.IntRange(min=1),
+    default=None,
+    help="primary shards of the books and relations indices when this job creates them"
+    " [env BOOKDUP_SHARDS; default 1]",
+)
+@click.option(
+    "--replicas",
+    type=click.IntRange(min=0),
+    default=None,
+    help="replicas of every index (applied to existing ones too) [env BOOKDUP_REPLICAS; default 0]",
+)
 @pass_context
 def index_cmd(
     ctx: Context,
@@ -133,14 +148,18 @@ def index_cmd(
     encoding: str | None,
     max_book_mb: float,
     bulk_chunk: int | None,
+    shards: int | None,
+    replicas: int | None,
 ) -> None:
     """Read books from PATHS (txt, page folders, JSONL, ALTO, hOCR, _djvu.txt; any of them
     .gz) and index them."""
     from indexer.index_job import IndexOptions, count_inputs, run_index
+    from store.schema import IndexLayout
 
+    layout = IndexLayout.from_env(shards=shards, replicas=replicas)
     client = ctx.client()
     options = IndexOptions(
-        lines_per_page=lines_per_page, encoding=encoding, max_book_mb=max_book_mb
+        lines_per_page=lines_per_page, encoding=encoding, max_book_mb=max_book_mb, layout=layout
     )
     if workers:
         options = dataclasses.replace(options, workers=workers)

@@ -12,6 +12,12 @@ Folders: the downloaded zip is cached in ``cache_dir`` (``BOOKDUP_CACHE``, else
 ``$XDG_DATA_HOME/bookdup/elasticsearch`` (``~/.local/share/...``) — but as root to
 ``/var/lib/bookdup/elasticsearch``: Elasticsearch refuses to run as root, so the node runs as an
 unprivileged user, which cannot enter ``/root``.
+
+Several nodes (``nodes`` > 1) make one cluster on this machine: member i serves HTTP on
+``port + i`` and transport on ``port + 100 + i``, and keeps its folders in
+``<node_dir>/node-i`` (``node_dir`` defaults to ``cluster-PORT`` then). Each member's
+``elasticsearch.yml`` records the cluster (``CLUSTER_MARK``), so any member found on a port or
+in a folder names the whole cluster.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 DEFAULT_VERSION = "9.5.4"
@@ -30,6 +36,11 @@ FALLBACK_VERSION = "8.19.21"
 """Newest 8.x, used when a 9.x distribution cannot be fetched (the 8.x client talks to both)."""
 DEFAULT_PORT = 9200
 CLUSTER_NAME = "bookdup-local"
+TRANSPORT_OFFSET = 100
+"""A node's transport port is its HTTP port + 100 (a single node takes the first free one of
+the 100 above; a cluster member exactly that one, which the others' seed list names)."""
+CLUSTER_MARK = "# bookdup cluster:"
+"""The line of a member's elasticsearch.yml naming its cluster: first HTTP port and size."""
 ROOT_STATE_DIR = Path("/var/lib/bookdup/elasticsearch")
 """Homes and node dirs when run as root: readable by the unprivileged node user, unlike /root."""
 
@@ -87,13 +98,27 @@ def is_loopback(host: str) -> bool:
 
 def recorded_port(node_dir: Path) -> int | None:
     """The HTTP port a node dir was last started on, from the elasticsearch.yml `es up` wrote
-    there: the data dir alone then names its node."""
+    there: the data dir alone then names its node. For a cluster's folder, its first member's."""
+    yml = node_dir / "config" / "elasticsearch.yml"
+    if not yml.exists() and (node_dir / "node-0" / "config").is_dir():
+        yml = node_dir / "node-0" / "config" / "elasticsearch.yml"  # a cluster's folder
     try:
-        text = (node_dir / "config" / "elasticsearch.yml").read_text()
+        text = yml.read_text()
     except OSError:
         return None
     m = re.search(r"^http\.port:\s*(\d+)\s*$", text, re.M)
     return int(m.group(1)) if m else None
+
+
+def recorded_cluster(node_dir: Path) -> tuple[int, int] | None:
+    """(first HTTP port, nodes) of the cluster a member's folder was last started in, from its
+    elasticsearch.yml; None for a single node's folder (or none)."""
+    try:
+        text = (node_dir / "config" / "elasticsearch.yml").read_text()
+    except OSError:
+        return None
+    m = re.search(rf"^{re.escape(CLUSTER_MARK)} first_port=(\d+) nodes=(\d+)\s*$", text, re.M)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def _env_values(env: Mapping[str, str]) -> dict[str, object]:
@@ -105,6 +130,7 @@ def _env_values(env: Mapping[str, str]) -> dict[str, object]:
         ("BOOKDUP_ES_HEAP", "heap", str),
         ("BOOKDUP_ES_DATA", "data_dir", Path),
         ("BOOKDUP_ES_HOME", "home_dir", Path),
+        ("BOOKDUP_ES_NODES", "nodes", int),
     ):
         if v := env.get(name):
             values[key] = kind(v)
@@ -134,6 +160,30 @@ class LocalNodeConfig:
     settings: Mapping[str, object] = field(default_factory=dict)
     """Extra ``elasticsearch.yml`` settings, e.g. a small write queue or indexing-pressure
     limit to test back-pressure; they override bookdup's own."""
+    nodes: int = 1
+    """Nodes of the local cluster: 1 is today's single node; N > 1 are ``members()``."""
+    member_of: tuple[int, int] | None = None
+    """On a member of a cluster (``members()``): the cluster's first HTTP port and size."""
+
+    def __post_init__(self) -> None:
+        if self.nodes < 1:
+            raise LocalNodeError(f"a cluster needs at least one node, not {self.nodes}")
+
+    def members(self) -> list[LocalNodeConfig]:
+        """One config per node: ``self`` for one node; else member i on ``port + i`` in
+        ``node_dir/node-i``."""
+        if self.nodes == 1:
+            return [self]
+        return [
+            replace(
+                self,
+                port=self.port + i,
+                data_dir=self.node_dir / f"node-{i}",
+                nodes=1,
+                member_of=(self.port, self.nodes),
+            )
+            for i in range(self.nodes)
+        ]
 
     @classmethod
     def from_env(cls, es_url: str | None = None, **overrides: object) -> LocalNodeConfig:
@@ -156,7 +206,10 @@ class LocalNodeConfig:
 
     @property
     def node_dir(self) -> Path:
-        return self.data_dir or state_dir() / f"node-{self.port}"
+        """The node's folder; for a cluster (``nodes`` > 1) the folder of its members'."""
+        if self.data_dir is not None:
+            return self.data_dir
+        return state_dir() / (f"node-{self.port}" if self.nodes == 1 else f"cluster-{self.port}")
 
     @property
     def pidfile(self) -> Path:

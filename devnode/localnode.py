@@ -32,17 +32,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from devnode.config import (
+    CLUSTER_MARK,
     CLUSTER_NAME,
     DEFAULT_PORT,
     DEFAULT_VERSION,
     FALLBACK_VERSION,
     ROOT_STATE_DIR,
+    TRANSPORT_OFFSET,
     LocalNodeConfig,
     LocalNodeError,
     is_root,
     state_dir,
 )
-from devnode.locate import check_port
+from devnode.locate import check_port, running_node
 from devnode.probe import get_json, is_es_process, read_pid
 
 __all__ = [
@@ -321,8 +323,18 @@ def render_config(cfg: LocalNodeConfig, home: Path | None = None) -> str:
         "node.name": f"bookdup-{cfg.port}",
         "network.host": cfg.host,
         "http.port": cfg.port,
-        "transport.port": f"{cfg.port + 100}-{cfg.port + 199}",
+        "transport.port": f"{cfg.port + TRANSPORT_OFFSET}-{cfg.port + TRANSPORT_OFFSET + 99}",
         "discovery.type": "single-node",
+    }
+    if cfg.member_of is not None:
+        first, n = cfg.member_of
+        del settings["discovery.type"]
+        settings["transport.port"] = cfg.port + TRANSPORT_OFFSET
+        settings["discovery.seed_hosts"] = [
+            f"{cfg.host}:{first + TRANSPORT_OFFSET + i}" for i in range(n)
+        ]
+        settings["cluster.initial_master_nodes"] = [f"bookdup-{first + i}" for i in range(n)]
+    settings |= {
         "path.data": str(node / "data"),
         "path.logs": str(node / "logs"),
         "action.destructive_requires_name": False,
@@ -332,6 +344,8 @@ def render_config(cfg: LocalNodeConfig, home: Path | None = None) -> str:
         settings["xpack.security.enabled"] = False
     settings.update(cfg.settings)
     lines = ["# written by bookdup (devnode/localnode.py); edits are overwritten on start"]
+    if cfg.member_of is not None:
+        lines.append(f"{CLUSTER_MARK} first_port={cfg.member_of[0]} nodes={cfg.member_of[1]}")
     for key, value in settings.items():
         text = str(value).lower() if isinstance(value, bool) else json.dumps(value)
         lines.append(f"{key}: {text}")
@@ -435,15 +449,24 @@ def _log_tail(cfg: LocalNodeConfig, n: int = 20) -> str:
 
 
 def _wait_healthy(cfg: LocalNodeConfig, deadline: float) -> dict:
+    """Health yellow or green with all ``cfg.nodes`` nodes joined; raises when a node's process
+    died or the deadline passed."""
     health_url = cfg.url + "/_cluster/health?wait_for_status=yellow&timeout=5s"
+    if cfg.nodes > 1:
+        health_url += f"&wait_for_nodes=%3E%3D{cfg.nodes}"
     while time.monotonic() < deadline:
         body, _ = get_json(health_url, timeout=10)
-        if body and body.get("status") in ("yellow", "green"):
+        if (
+            body
+            and body.get("status") in ("yellow", "green")
+            and int(body.get("number_of_nodes") or 0) >= cfg.nodes
+        ):
             return body
-        if read_pid(cfg.pidfile) is None and cfg.pidfile.exists():
-            break  # process died
+        if any(read_pid(m.pidfile) is None and m.pidfile.exists() for m in cfg.members()):
+            break  # a process died
         time.sleep(0.5)
-    raise LocalNodeError(f"Elasticsearch did not become healthy at {cfg.url}")
+    what = "Elasticsearch" if cfg.nodes == 1 else f"the {cfg.nodes}-node cluster"
+    raise LocalNodeError(f"{what} did not become healthy at {cfg.url}")
 
 
 def _refuse_live_node_dir(cfg: LocalNodeConfig) -> None:
@@ -459,21 +482,8 @@ def _refuse_live_node_dir(cfg: LocalNodeConfig) -> None:
     )
 
 
-def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_S) -> str:
-    """Start the node (fetching what is missing) and wait for yellow health; return its URL.
-
-    Idempotent: when an Elasticsearch node already answers on the port it is reused.
-    """
-    cfg = cfg or LocalNodeConfig.from_env()
-    if (version := _node_version(cfg)) is not None:
-        print(f"Elasticsearch {version} already running at {cfg.url}")
-        return cfg.url
-    _refuse_live_node_dir(cfg)
-    t0 = time.monotonic()
-    cfg = fetch_distribution(cfg)
-    java = find_java(17 if int(cfg.version.split(".")[0]) < 9 else MIN_JAVA)
-    user = _run_user()
-    java = _java_for_user(java, user, cfg)
+def _launch(cfg: LocalNodeConfig, java: Java, user: str | None) -> tuple[subprocess.Popen, object]:
+    """Start one node's daemonising launcher; (process, its output file) to ``_launched``."""
     _prepare_node_dir(cfg, user, java)
     cfg.pidfile.unlink(missing_ok=True)
     env = {
@@ -484,34 +494,112 @@ def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_
     }
     env.pop("JAVA_HOME", None)  # ES warns about JAVA_HOME and ignores it; ES_JAVA_HOME wins
     argv = _as_user(user, [str(cfg.home / "bin" / "elasticsearch"), "-d", "-p", str(cfg.pidfile)])
-    _say(f"starting Elasticsearch {cfg.version} (Java {java.version}, heap {cfg.heap}) …")
     # Output goes to a file, not a pipe: the daemonised server would keep a pipe open forever.
-    with cfg.startup_log.open("wb") as out:
-        try:
-            proc = subprocess.run(
-                argv, cwd=cfg.home, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=timeout
-            )
-        except subprocess.TimeoutExpired:
-            proc = None
-    if proc is None or proc.returncode != 0:
+    out = cfg.startup_log.open("wb")
+    proc = subprocess.Popen(argv, cwd=cfg.home, env=env, stdout=out, stderr=subprocess.STDOUT)
+    return proc, out
+
+
+def _launched(cfg: LocalNodeConfig, proc: subprocess.Popen, out: object, deadline: float) -> None:
+    """Wait for a launcher of ``_launch`` to hand its node over (it exits once the node runs)."""
+    try:
+        code: int | None = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        code = None
+    finally:
+        out.close()  # type: ignore[attr-defined]
+    if code != 0:
         _say(_log_tail(cfg))
-        code = "timed out" if proc is None else f"exit code {proc.returncode}"
-        raise LocalNodeError(f"Elasticsearch failed to start ({code}); see {cfg.node_dir / 'logs'}")
+        reason = "timed out" if code is None else f"exit code {code}"
+        raise LocalNodeError(
+            f"Elasticsearch failed to start ({reason}); see {cfg.node_dir / 'logs'}"
+        )
+
+
+def _members_to_start(cfg: LocalNodeConfig) -> list[LocalNodeConfig]:
+    """The members of ``cfg``'s cluster that do not answer yet; raises when a member's port
+    answers with a node that is not that member (another node, another cluster)."""
+    missing = []
+    for member in cfg.members():
+        if _node_version(member) is None:
+            _refuse_live_node_dir(member)
+            missing.append(member)
+            continue
+        found = running_node(member)
+        if found is None or found.node_dir.resolve() != member.node_dir.resolve():
+            raise LocalNodeError(
+                f"port {member.port} answers with a node that is not {member.node_dir}'s:"
+                f" pick another --port for the {cfg.nodes}-node cluster"
+            )
+    return missing
+
+
+def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_S) -> str:
+    """Start the node (fetching what is missing) and wait for yellow health; return its URL.
+    With ``cfg.nodes`` > 1 every member is started at once, and the wait is for all of them.
+
+    Idempotent: when an Elasticsearch node already answers on the port it is reused; of a
+    cluster, the members that answer are kept and the others started.
+    """
+    cfg = cfg or LocalNodeConfig.from_env()
+    if cfg.nodes == 1:
+        if (version := _node_version(cfg)) is not None:
+            print(f"Elasticsearch {version} already running at {cfg.url}")
+            return cfg.url
+        _refuse_live_node_dir(cfg)
+        missing = [cfg]
+    else:
+        check_port(cfg)
+        missing = _members_to_start(cfg)
+        if not missing:
+            print(f"Elasticsearch cluster of {cfg.nodes} nodes already running at {cfg.url}")
+            _wait_healthy(cfg, time.monotonic() + timeout)
+            return cfg.url
+    t0 = time.monotonic()
+    fetched = fetch_distribution(cfg)
+    if fetched.version != cfg.version:
+        cfg = fetched
+        missing = [replace(m, version=cfg.version) for m in missing]
+    java = find_java(17 if int(cfg.version.split(".")[0]) < 9 else MIN_JAVA)
+    user = _run_user()
+    java = _java_for_user(java, user, cfg)
+    if cfg.nodes > 1:  # the members' folder: the node user must pass through it
+        cfg.node_dir.mkdir(parents=True, exist_ok=True)
+        if user is not None:
+            subprocess.run(["chown", f"{user}:", str(cfg.node_dir)], check=True)
+    nodes = "" if cfg.nodes == 1 else f"{len(missing)} of {cfg.nodes} nodes, "
+    _say(f"starting Elasticsearch {cfg.version} ({nodes}Java {java.version}, heap {cfg.heap}) …")
+    launched = [(m, *_launch(m, java, user)) for m in missing]
+    for member, proc, out in launched:
+        _launched(member, proc, out, t0 + timeout)
     try:
         _wait_healthy(cfg, t0 + timeout)
     except LocalNodeError:
-        _say(_log_tail(cfg))
+        for member in missing:
+            _say(_log_tail(member))
         raise
-    print(f"Elasticsearch {cfg.version} ready at {cfg.url} ({time.monotonic() - t0:.1f} s)")
+    what = (
+        ""
+        if cfg.nodes == 1
+        else f" (cluster of {cfg.nodes} nodes on ports {cfg.port}–{cfg.port + cfg.nodes - 1})"
+    )
+    print(f"Elasticsearch {cfg.version} ready at {cfg.url}{what} ({time.monotonic() - t0:.1f} s)")
     return cfg.url
 
 
 def stop(cfg: LocalNodeConfig | None = None, *, timeout: float = STOP_TIMEOUT_S) -> bool:
     """SIGTERM the node from its pidfile, SIGKILL after ``timeout``; False when none was running.
+    A cluster (``cfg.nodes`` > 1): every member, the last first; True when any was running.
 
     Raises when the data dir's node was started on another port than ``cfg.port``: the caller
     meant another node (``devnode.locate.find_node`` finds the node a port means)."""
     cfg = cfg or LocalNodeConfig.from_env()
+    if cfg.nodes > 1:
+        check_port(cfg)
+        stopped = [stop(m, timeout=timeout) for m in reversed(cfg.members())]
+        return any(stopped)
     pid = read_pid(cfg.pidfile)
     if pid is None:
         cfg.pidfile.unlink(missing_ok=True)
@@ -548,20 +636,37 @@ class NodeStatus:
     version: str | None = None
     health: str | None = None
     pid: int | None = None
+    nodes: int | None = None
+    """Nodes in the cluster the node answers for (its health's ``number_of_nodes``)."""
+    members: tuple[NodeStatus, ...] = ()
+    """Of a local cluster (``nodes`` > 1 asked for): each member's status."""
 
     def describe(self) -> str:
         """One line per fact, for ``bookdup es status``."""
         state = "running" if self.running else "not running"
         lines = [f"Elasticsearch {state} at {self.url}"]
         if self.running:
-            lines.append(f"version: {self.version}  health: {self.health}  pid: {self.pid or '?'}")
+            lines.append(
+                f"version: {self.version}  health: {self.health}  nodes: {self.nodes or '?'}"
+                + ("" if self.members else f"  pid: {self.pid or '?'}")
+            )
         lines.append(f"data dir: {self.data_dir}")
+        for m in self.members:
+            state = f"running, pid {m.pid or '?'}" if m.running else "not running"
+            lines.append(f"  node {m.url}: {state}; data dir {m.data_dir}")
         return "\n".join(lines)
 
 
 def status(cfg: LocalNodeConfig | None = None) -> NodeStatus:
-    """Whether a node answers on the port, with its version and health."""
+    """Whether a node answers on the port, with its version and health; of a cluster, whether
+    any member answers (its health then), with every member's own status."""
     cfg = cfg or LocalNodeConfig.from_env()
+    if cfg.nodes > 1:
+        members = tuple(status(m) for m in cfg.members())
+        up = next((m for m in members if m.running), None)
+        if up is None:
+            return NodeStatus(False, cfg.url, cfg.node_dir, members=members)
+        return replace(up, url=cfg.url, data_dir=cfg.node_dir, pid=None, members=members)
     try:
         version = _node_version(cfg)
     except LocalNodeError:
@@ -576,4 +681,5 @@ def status(cfg: LocalNodeConfig | None = None) -> NodeStatus:
         version=version,
         health=(health or {}).get("status"),
         pid=read_pid(cfg.pidfile),
+        nodes=(health or {}).get("number_of_nodes"),
     )

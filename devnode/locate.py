@@ -7,6 +7,9 @@ answering on the port is asked where its data lives (nodes info). It is taken fo
 the pidfile there names the very process that answers: a node on another port, a container or a
 foreign cluster is never stopped. A named data dir last started on another port than the one
 asked for is refused, so `es down --port` never stops another port's node.
+
+A member of a local cluster (`es up --nodes N`), found by its port or its folder, stands for
+the whole cluster (``cluster_of``): `es status` / `es down` then mean every member.
 """
 
 from __future__ import annotations
@@ -15,7 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from devnode.config import CLUSTER_NAME, LocalNodeConfig, LocalNodeError, recorded_port
+from devnode.config import (
+    CLUSTER_NAME,
+    LocalNodeConfig,
+    LocalNodeError,
+    recorded_cluster,
+    recorded_port,
+)
 from devnode.probe import get_json, read_pid
 
 _NODE_FIELDS = (
@@ -66,6 +75,8 @@ def _as_config(cfg: LocalNodeConfig, node: dict[str, Any]) -> LocalNodeConfig | 
     home = paths.get("home")
     return replace(
         cfg,
+        nodes=1,
+        member_of=None,
         data_dir=node_dir,
         home_dir=Path(home) if isinstance(home, str) else cfg.home_dir,
         version=str(node.get("version") or cfg.version),
@@ -73,11 +84,35 @@ def _as_config(cfg: LocalNodeConfig, node: dict[str, Any]) -> LocalNodeConfig | 
     )
 
 
+def cluster_of(cfg: LocalNodeConfig) -> LocalNodeConfig:
+    """``cfg`` as its whole cluster when its folder is a cluster member's (or a cluster's
+    folder, holding ``node-0``); else ``cfg`` itself."""
+    if cfg.nodes > 1:
+        return cfg
+    node_dir = cfg.node_dir
+    if (found := recorded_cluster(node_dir)) is not None:
+        base = node_dir.parent
+    elif (found := recorded_cluster(node_dir / "node-0")) is not None:
+        base = node_dir
+    else:
+        return cfg
+    first, nodes = found
+    if not first <= cfg.port < first + nodes:
+        raise LocalNodeError(
+            f"the cluster in {base} serves ports {first}–{first + nodes - 1}, not {cfg.port}:"
+            f" use --port {first}"
+        )
+    return replace(cfg, port=first, nodes=nodes, data_dir=base, member_of=None)
+
+
 def find_node(cfg: LocalNodeConfig) -> LocalNodeConfig:
     """The node `es status` / `es down` mean: a named data dir (checked against the port: a
     contradiction is refused rather than guessed), else the default one when a live pid is
-    there, else the node of ours answering on the port, else ``cfg`` (no node of ours)."""
-    if cfg.data_dir is not None or read_pid(cfg.pidfile) is not None:
+    there, else the node of ours answering on the port, else ``cfg`` (no node of ours). A
+    cluster member found stands for its cluster (``cluster_of``)."""
+    named = cfg.data_dir is not None
+    if named or any(read_pid(m.pidfile) is not None for m in cfg.members()):
         check_port(cfg)
-        return cfg
-    return running_node(cfg) or cfg
+        return cluster_of(cfg)
+    found = running_node(cfg)
+    return cfg if found is None else cluster_of(found)

@@ -55,7 +55,7 @@ from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
 from store.runs import RunRecorder, resume_after_interrupted
-from store.schema import IndexNames, ensure_indices, refresh
+from store.schema import IndexLayout, IndexNames, ensure_indices, refresh
 
 __all__ = [
     "EXCERPT_WORDS",
@@ -89,6 +89,9 @@ class IndexOptions:
     # The largest book read, in MB of text (readers.common.DEFAULT_MAX_BOOK_MB says why 32);
     # a larger one is refused with its file, size and this limit, and never held in memory.
     max_book_mb: float = DEFAULT_MAX_BOOK_MB
+    # Shards and replicas of indices this job creates (None: BOOKDUP_SHARDS / BOOKDUP_REPLICAS,
+    # else the mapping files' 1 and 0; store.schema.IndexLayout).
+    layout: IndexLayout | None = None
 
     @property
     def max_book_bytes(self) -> int:
@@ -437,7 +440,7 @@ def run_index(
     ``progress(done)`` is called as books finish (indexed, unchanged or failed), for a progress bar.
     """
     options = options or IndexOptions()
-    ensure_indices(client, names)
+    ensure_indices(client, names, options.layout)
     job = _IndexRun(client, names, paths, options, progress)
     with ProcessPoolExecutor(
         max_workers=options.workers, initializer=die_with_parent, initargs=(os.getpid(),)

@@ -32,7 +32,7 @@ from bookdup.translate import in_lexicon, translate_with_source
 from bookdup.winnow import KeyFrequencies, consistent_sample
 from store.iterate import iter_documents
 from store.keys import BANDS, STEMS, UNIQ, WINNOWS, aggregated_keys
-from store.msearch import msearch
+from store.msearch import DFS, msearch
 from store.retry import with_retries
 
 # The candidate-key fields, named once in the registry (``store.keys``).
@@ -40,6 +40,9 @@ BANDS_FIELD = BANDS.field
 UNIQ_FIELD = UNIQ.field
 STEMS_FIELD = STEMS.field
 WINNOWS_FIELD = WINNOWS.field
+#: ``labelled_bodies`` kinds of the queries that are not translated (those are named by their
+#: target language).
+SAME_LANGUAGE_KINDS = frozenset({"bands", "winnows", "uniq"})
 
 
 @dataclass(frozen=True)
@@ -515,6 +518,11 @@ class CandidateSearcher:
             out.append((target, body))
         return [(kind, b) for kind, b in out if b is not None]
 
+    def _scored_by_idf(self, kind: str) -> bool:
+        """Whether the query of ``kind`` ranks by idf: the translated ones (kind = the target
+        language) with ``idf_translations``; the others count shared keys."""
+        return self.params.idf_translations and kind not in SAME_LANGUAGE_KINDS
+
     def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
         """Band query, unique-word query, one translated query per reachable language."""
         return [b for _, b in self.labelled_bodies(f)]
@@ -523,11 +531,13 @@ class CandidateSearcher:
         """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""
         queries: list[tuple[str, str]] = []
         bodies: list[dict[str, Any]] = []
+        types: list[str | None] = []
         for f in batch:
             for kind, body in self.labelled_bodies(f):
                 queries.append((f.book_id, kind))
                 bodies.append(body)
-        responses = msearch(self.client, self.index, bodies)
+                types.append(DFS if self._scored_by_idf(kind) else None)
+        responses = msearch(self.client, self.index, bodies, types)
         for (owner, kind), response in zip(queries, responses, strict=True):
             yield RankedCandidates(owner, kind, hits_with_scores(response))
 

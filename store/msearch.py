@@ -14,10 +14,21 @@ class SearchFailed(RuntimeError):
     """One search of a batch failed; carries the reason the cluster gave."""
 
 
+#: The search type of a search scored by term statistics (idf): with several shards each shard
+#: would score by its own statistics, so the ranking (and a capped candidate list) would depend
+#: on how books fall into shards; a first round collects the statistics of the whole index.
+#: On a one-shard index Elasticsearch skips that round.
+DFS = "dfs_query_then_fetch"
+
+
 def msearch(
-    client: Elasticsearch, index: str, bodies: Sequence[dict[str, Any]]
+    client: Elasticsearch,
+    index: str,
+    bodies: Sequence[dict[str, Any]],
+    search_types: Sequence[str | None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``bodies`` against ``index`` in one ``_msearch``; responses in the same order.
+    ``search_types[i]`` (e.g. ``DFS``), when given and not None, is body i's search type.
 
     A per-search error raises ``SearchFailed`` rather than silently returning no candidates,
     because a missing candidate list would silently lower recall.
@@ -25,8 +36,12 @@ def msearch(
     if not bodies:
         return []
     searches: list[dict[str, Any]] = []
-    for body in bodies:
-        searches.append({"index": index})
+    types = list(search_types) if search_types is not None else [None] * len(bodies)
+    for body, search_type in zip(bodies, types, strict=True):
+        header: dict[str, Any] = {"index": index}
+        if search_type is not None:
+            header["search_type"] = search_type
+        searches.append(header)
         searches.append(body)
     response = with_retries()(client.msearch)(searches=searches).body
     results = response["responses"]

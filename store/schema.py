@@ -11,7 +11,8 @@ from what the document stores, so an upgraded catalogue needs no re-index of the
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -28,6 +29,59 @@ from store.retry import with_retries
 
 LOGICAL_INDICES = ("books", "relations", "runs")
 DEFAULT_PREFIX = "bookdup"
+#: The indices that grow with the collection, and so take ``IndexLayout.shards``; the runs
+#: index (one small document per job) keeps one shard.
+SHARDED_INDICES = frozenset({"books", "relations"})
+
+
+class LayoutError(ValueError):
+    """A shard or replica count that cannot be; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class IndexLayout:
+    """Primary shards and replicas of the indices a job creates; ``None`` keeps the mapping
+    file's value (1 shard, 0 replicas: one node holds everything, and a replica could never be
+    assigned there).
+
+    Shards go to the books and relations indices (``SHARDED_INDICES``), replicas to all three.
+    Both are read when an index is created (a job's first run, a mapping migration): a shard
+    count is fixed for the index's life (`bookdup reset` and indexing again changes it); a
+    replica count given for an existing index is applied to it, since Elasticsearch changes
+    replicas on a live index.
+    """
+
+    shards: int | None = None
+    replicas: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.shards is not None and self.shards < 1:
+            raise LayoutError(f"shards must be at least 1, not {self.shards}")
+        if self.replicas is not None and self.replicas < 0:
+            raise LayoutError(f"replicas must be 0 or more, not {self.replicas}")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: int | None) -> IndexLayout:
+        """``BOOKDUP_SHARDS`` / ``BOOKDUP_REPLICAS``, then non-None ``overrides``."""
+        env = os.environ if env is None else env
+        values: dict[str, int] = {}
+        for key, name in (("shards", "BOOKDUP_SHARDS"), ("replicas", "BOOKDUP_REPLICAS")):
+            if text := env.get(name, "").strip():
+                try:
+                    values[key] = int(text)
+                except ValueError:
+                    raise LayoutError(f"{name} must be a whole number, not {text!r}") from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def settings(self, name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """The mapping file's ``settings`` of logical index ``name`` with this layout."""
+        out = dict(settings)
+        if self.shards is not None and name in SHARDED_INDICES:
+            out["number_of_shards"] = self.shards
+        if self.replicas is not None:
+            out["number_of_replicas"] = self.replicas
+        return out
 
 
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
@@ -103,11 +157,15 @@ def _alias_target(client: Elasticsearch, alias: str) -> str | None:
     return next(iter(client.indices.get_alias(name=alias).body))
 
 
-def ensure_indices(client: Elasticsearch, names: IndexNames) -> dict[str, str]:
+def ensure_indices(
+    client: Elasticsearch, names: IndexNames, layout: IndexLayout | None = None
+) -> dict[str, str]:
     """Create missing indices and aliases; migrate an index whose mapping version is behind.
 
+    New indices get ``layout``'s shards and replicas (default: ``IndexLayout.from_env()``).
     Returns alias → concrete index. Safe to call on every job start.
     """
+    layout = IndexLayout.from_env() if layout is None else layout
     result = {}
     for name in LOGICAL_INDICES:
         definition = load_definition(name)
@@ -117,11 +175,14 @@ def ensure_indices(client: Elasticsearch, names: IndexNames) -> dict[str, str]:
         current = _alias_target(client, alias)
         if current == wanted:
             _resume_refresh(client, wanted)
+            _apply_replicas(client, wanted, layout)
             result[alias] = wanted
             continue
         if not client.indices.exists(index=wanted):
             client.indices.create(
-                index=wanted, settings=definition["settings"], mappings=definition["mappings"]
+                index=wanted,
+                settings=layout.settings(name, definition["settings"]),
+                mappings=definition["mappings"],
             )
         if current is None:
             client.indices.update_aliases(actions=[{"add": {"index": wanted, "alias": alias}}])
@@ -129,6 +190,18 @@ def ensure_indices(client: Elasticsearch, names: IndexNames) -> dict[str, str]:
             migrate(client, current, wanted, alias, TRANSFORMS.get(name))
         result[alias] = wanted
     return result
+
+
+def _apply_replicas(client: Elasticsearch, index: str, layout: IndexLayout) -> None:
+    """Give an existing index the replica count asked for (a dynamic setting)."""
+    if layout.replicas is None:
+        return
+    body = client.indices.get_settings(index=index, name="index.number_of_replicas").body
+    current = body.get(index, {}).get("settings", {}).get("index", {}).get("number_of_replicas")
+    if current is None or int(current) != layout.replicas:
+        client.indices.put_settings(
+            index=index, settings={"index": {"number_of_replicas": layout.replicas}}
+        )
 
 
 def migrate(
@@ -182,8 +255,9 @@ def paused_refresh(client: Elasticsearch, index: str) -> Iterator[None]:
     """Writes inside become searchable together, at the explicit refresh that follows.
 
     Automatic refreshes are switched off while the block runs, so a reader never searches a
-    half-written batch of updates (each shard's refresh publishes all of them at once; the
-    books index has one shard). A job killed inside leaves the setting paused: every job's
+    half-written batch of updates (each shard's refresh publishes all of them at once; with
+    several shards (``IndexLayout``) the shards are refreshed one after another, a moment
+    apart). A job killed inside leaves the setting paused: every job's
     `ensure_indices` resumes it.
     """
     put_settings = with_retries()(client.indices.put_settings)

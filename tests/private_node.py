@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from devnode.config import LocalNodeConfig
+from devnode.config import TRANSPORT_OFFSET, LocalNodeConfig
 from devnode.localnode import start, stop
 from devnode.locate import running_node
 
@@ -24,6 +24,26 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_cluster_port(nodes: int) -> int:
+    """A first HTTP port for a local cluster of ``nodes``: its members' HTTP ports (port …
+    port + nodes - 1) and transport ports (the same + 100) are all free."""
+    for _ in range(100):
+        first = free_port()
+        ports = [first + i + off for off in (0, TRANSPORT_OFFSET) for i in range(nodes)]
+        if ports[-1] < 65536 and all(_bindable(p) for p in ports[1:]):
+            return first
+    raise RuntimeError(f"no {nodes} free ports in a row (with their transport ports)")
 
 
 def suite_distribution() -> dict[str, object]:
@@ -37,10 +57,12 @@ def suite_distribution() -> dict[str, object]:
 @contextmanager
 def private_config(**fields: object) -> Iterator[LocalNodeConfig]:
     """A config for a private node (not started), its folder removed afterwards and the node
-    stopped if the test left it running."""
+    stopped if the test left it running. ``nodes=N`` makes it a cluster of N nodes."""
     # Not pytest's tmp_path: /tmp/pytest-of-root is 0700, unreachable for the node user.
     data = Path(tempfile.mkdtemp(prefix="bookdup-es-test-", dir="/tmp"))
-    cfg = LocalNodeConfig(port=free_port(), data_dir=data, **{**suite_distribution(), **fields})  # type: ignore[arg-type]
+    nodes = int(fields.get("nodes", 1))  # type: ignore[call-overload]
+    port = free_port() if nodes == 1 else free_cluster_port(nodes)
+    cfg = LocalNodeConfig(port=port, data_dir=data, **{**suite_distribution(), **fields})  # type: ignore[arg-type]
     try:
         yield cfg
     finally:

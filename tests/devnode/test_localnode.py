@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from bookdup_cli.es_cmd import es
 from bookdup_cli.main import cli
 from devnode import config as node_config
-from devnode.config import ROOT_STATE_DIR, loopback_port
+from devnode.config import ROOT_STATE_DIR, LocalNodeError, loopback_port
 from devnode.localnode import (
     DEFAULT_JVM_DIRS,
     MIN_JAVA,
@@ -30,6 +30,7 @@ from devnode.localnode import (
     status,
     stop,
 )
+from devnode.locate import cluster_of, find_node
 from tests.private_node import free_port, private_config
 
 pytestmark = pytest.mark.es  # starts Elasticsearch nodes of its own
@@ -215,6 +216,51 @@ def test_render_config(tmp_path: Path, with_xpack: bool) -> None:
     ):
         assert line in yml.splitlines()
     assert ("xpack.security.enabled: false" in yml) is with_xpack
+
+
+def test_render_config_of_a_cluster_member(tmp_path: Path) -> None:
+    cluster = LocalNodeConfig(port=9440, nodes=3, data_dir=tmp_path / "c", home_dir=tmp_path)
+    members = cluster.members()
+    assert [(m.port, m.node_dir) for m in members] == [
+        (9440 + i, tmp_path / "c" / f"node-{i}") for i in range(3)
+    ]
+    lines = render_config(members[1]).splitlines()
+    for line in (
+        'cluster.name: "bookdup-local"',
+        'node.name: "bookdup-9441"',
+        "http.port: 9441",
+        "transport.port: 9541",
+        'discovery.seed_hosts: ["127.0.0.1:9540", "127.0.0.1:9541", "127.0.0.1:9542"]',
+        'cluster.initial_master_nodes: ["bookdup-9440", "bookdup-9441", "bookdup-9442"]',
+        f'path.data: "{tmp_path / "c" / "node-1" / "data"}"',
+        "# bookdup cluster: first_port=9440 nodes=3",
+    ):
+        assert line in lines
+    assert not any(line.startswith("discovery.type") for line in lines)
+    assert LocalNodeConfig(port=9440, nodes=2).node_dir.name == "cluster-9440"
+    assert LocalNodeConfig(port=9440).node_dir.name == "node-9440"
+
+
+def test_a_cluster_is_found_from_any_member_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`es status` / `es down` given a member's folder or the cluster's mean every node; a port
+    outside the cluster's is refused."""
+    monkeypatch.delenv("ELASTICSEARCH_URL", raising=False)  # its port would win over the folder
+    base = tmp_path / "c"
+    for member in LocalNodeConfig(port=9450, nodes=2, data_dir=base, home_dir=tmp_path).members():
+        (member.node_dir / "config").mkdir(parents=True)
+        (member.node_dir / "config" / "elasticsearch.yml").write_text(render_config(member))
+    assert node_config.recorded_port(base) == 9450
+    for data_dir, port in ((base, 9450), (base / "node-1", 9451), (base / "node-0", 9450)):
+        found = find_node(LocalNodeConfig(port=port, data_dir=data_dir))
+        assert (found.port, found.nodes, found.node_dir) == (9450, 2, base)
+    with pytest.raises(LocalNodeError, match="serves ports 9450–9451, not 9460"):
+        cluster_of(LocalNodeConfig(port=9460, data_dir=base))
+    result = CliRunner().invoke(es, ["status", "--data-dir", str(base)])
+    assert result.exit_code == 1
+    assert "not running at http://127.0.0.1:9450" in result.output
+    assert f"node http://127.0.0.1:9451: not running; data dir {base / 'node-1'}" in result.output
 
 
 def test_status_when_nobody_listens(tmp_path: Path) -> None:

@@ -171,3 +171,34 @@ def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are
     unkeyed = dataclasses.replace(f, winnows=np.zeros(0, np.uint32))
     for kinds in (_kinds(stop(2, None), f), _kinds(stop(2, table), unkeyed)):
         assert "winnows" not in kinds and excluded(kinds["uniq"]) == []
+
+
+def test_idf_ranked_queries_are_scored_with_the_whole_index_statistics() -> None:
+    """With several shards each would score a translated (idf-weighted) query by its own term
+    statistics, so the capped candidates would depend on the shard layout: those queries go
+    as dfs_query_then_fetch; the counting ones do not need the extra round."""
+    from store.msearch import DFS, msearch
+
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, None)
+    for idf in (True, False):
+        params = candidates.CandidateParams(idf_translations=idf)
+        searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
+        assert [searcher._scored_by_idf(k) for k in ("bands", "winnows", "uniq")] == [False] * 3
+        assert searcher._scored_by_idf("de") is idf
+
+    class Client:
+        sent: list[dict] = []
+
+        def msearch(self, searches: list[dict]):
+            self.sent.extend(searches)
+            return type("R", (), {"body": {"responses": [{}, {}]}})()
+
+    client = Client()
+    msearch(client, "books", [{"q": 1}, {"q": 2}], [DFS, None])  # type: ignore[arg-type]
+    assert client.sent == [
+        {"index": "books", "search_type": "dfs_query_then_fetch"},
+        {"q": 1},
+        {"index": "books"},
+        {"q": 2},
+    ]

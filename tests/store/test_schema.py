@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import json
+import uuid
 
-from store.schema import LOGICAL_INDICES, ensure_indices, load_definition, migrate
+import pytest
+
+from store.schema import (
+    LOGICAL_INDICES,
+    IndexLayout,
+    IndexNames,
+    drop_indices,
+    ensure_indices,
+    load_definition,
+    migrate,
+)
 
 
 def test_indices_created_behind_aliases(es_client, index_names):
@@ -150,3 +161,51 @@ def test_books_v3_are_copied_as_they_are_to_v4_without_winnowed_keys(
     assert list(es_client.indices.get_alias(name=alias).body) == [index_names.concrete("books", 4)]
     assert es_client.get(index=alias, id="b3")["_source"] == old
     es_client.indices.delete(index=v3)
+
+
+def _shards_and_replicas(client, index: str) -> tuple[int, int]:
+    settings = client.indices.get_settings(index=index).body[index]["settings"]["index"]
+    return int(settings["number_of_shards"]), int(settings["number_of_replicas"])
+
+
+def test_layout_defaults_keep_the_mapping_files_values() -> None:
+    layout = IndexLayout.from_env({})
+    for name in LOGICAL_INDICES:
+        settings = load_definition(name)["settings"]
+        assert layout.settings(name, settings) == settings
+        assert (settings["number_of_shards"], settings["number_of_replicas"]) == (1, 0)
+
+
+def test_layout_from_env_and_flags() -> None:
+    env = {"BOOKDUP_SHARDS": "4", "BOOKDUP_REPLICAS": "1"}
+    assert IndexLayout.from_env(env) == IndexLayout(4, 1)
+    assert IndexLayout.from_env(env, shards=2, replicas=None) == IndexLayout(2, 1)
+    layout = IndexLayout(3, 1)
+    assert layout.settings("books", {"number_of_shards": 1})["number_of_shards"] == 3
+    assert layout.settings("relations", {})["number_of_shards"] == 3
+    assert layout.settings("runs", {"number_of_shards": 1}) == {
+        "number_of_shards": 1,
+        "number_of_replicas": 1,
+    }
+    with pytest.raises(ValueError, match="BOOKDUP_SHARDS must be a whole number"):
+        IndexLayout.from_env({"BOOKDUP_SHARDS": "two"})
+    with pytest.raises(ValueError, match="at least 1"):
+        IndexLayout(shards=0)
+    with pytest.raises(ValueError, match="0 or more"):
+        IndexLayout(replicas=-1)
+
+
+def test_indices_are_created_with_the_layout_asked_for(es_client) -> None:
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    try:
+        ensure_indices(es_client, names, IndexLayout(shards=2, replicas=0))
+        for name in LOGICAL_INDICES:
+            index = names.concrete(name, load_definition(name)["version"])
+            shards = 2 if name in ("books", "relations") else 1
+            assert _shards_and_replicas(es_client, index) == (shards, 0)
+        # replicas change on a live index (1 cannot be assigned on one node: yellow, not red)
+        ensure_indices(es_client, names, IndexLayout(replicas=1))
+        books = names.concrete("books", load_definition("books")["version"])
+        assert _shards_and_replicas(es_client, books) == (2, 1)
+    finally:
+        drop_indices(es_client, names)
