@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from types import TracebackType
 from typing import Any
 
 from bookdup.relate import VerifiedPair
-from indexer.verify_pool import Planned, chunk_pairs, split_planned, verify_here
+from indexer.verify_pool import Closing, Planned, chunk_pairs, split_planned, verify_here
 from indexer.verify_worker import to_task, verify_chunk
 
 __all__ = ["LOCAL", "DaskVerifier", "require_distributed"]
@@ -44,7 +43,7 @@ def require_distributed() -> None:
         raise ValueError(MISSING) from exc
 
 
-class DaskVerifier:
+class DaskVerifier(Closing):
     """One job's verification on a Dask cluster, with `VerifyPool`'s chunks and fallbacks."""
 
     def __init__(
@@ -119,14 +118,3 @@ class DaskVerifier:
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
-
-    def __enter__(self) -> DaskVerifier:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

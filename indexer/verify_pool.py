@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
-from typing import Protocol
+from typing import Protocol, Self
 
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
@@ -29,6 +29,7 @@ from indexer.verify_worker import init_worker, to_task, verify_chunk
 
 __all__ = [
     "MAX_DEFAULT_WORKERS",
+    "Closing",
     "Planned",
     "Verifier",
     "VerifyPool",
@@ -66,6 +67,24 @@ class Verifier(Protocol):
     def close(self) -> None: ...
 
 
+class Closing:
+    """``with verifier:`` closes it on any error or interrupt."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
 def open_verifier(workers: int, scheduler: str | None = None) -> Verifier:
     """The job's verifier: Dask when a ``scheduler`` is named (``local``: a `LocalCluster` of
     ``workers`` processes; else the address of a running scheduler), else this process pool."""
@@ -92,7 +111,7 @@ def chunk_pairs(
     ]
 
 
-class VerifyPool:
+class VerifyPool(Closing):
     """A process pool for one job's verification; ``workers`` <= 1 verifies in-process."""
 
     def __init__(
@@ -158,14 +177,3 @@ class VerifyPool:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-
-    def __enter__(self) -> VerifyPool:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
