@@ -217,6 +217,13 @@ def _report_failures(failures: list[tuple[str, str]], run_id: str, limit: int = 
     default=None,
     help="verification processes (default: all cores, at most 4; 1: in this process)",
 )
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="verify on Dask: a scheduler's address (tcp://host:8786), or 'local' for a "
+    "LocalCluster of --workers processes (needs the 'dask' extra)",
+)
 @pass_context
 def dedup_cmd(
     ctx: Context,
@@ -225,6 +232,7 @@ def dedup_cmd(
     as_json: bool,
     full: bool,
     workers: int | None,
+    scheduler: str | None,
 ) -> None:
     """Find, verify, classify and cluster related books; write relations and cluster ids.
 
@@ -232,10 +240,18 @@ def dedup_cmd(
     re-verifies everything; --since RUN_ID queries with the books indexed since that run)."""
     from indexer.dedup_job import DedupParams, run_dedup
 
-    client = ctx.client()
     params = DedupParams(translations=not no_translations)
     if workers:
         params = dataclasses.replace(params, verify_workers=workers)
+    if scheduler:
+        from indexer.verify_dask import require_distributed
+
+        try:  # said before any work, not after the job prepared its lists
+            require_distributed()
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+        params = dataclasses.replace(params, verify_scheduler=scheduler)
+    client = ctx.client()
     with Progress("dedup", total=None, unit="books") as bar:
         try:
             summary = run_dedup(

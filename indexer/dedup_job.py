@@ -38,7 +38,7 @@ from indexer.dedup_stages import (
 )
 from indexer.failpoints import failpoint
 from indexer.pipeline import prefetch
-from indexer.verify_pool import VerifyPool
+from indexer.verify_pool import Verifier, open_verifier
 from store.bulk import Action, bulk_write
 from store.locks import JobLock
 from store.retry import with_retries
@@ -160,7 +160,7 @@ class _RelationStream:
         self.queried: set[str] = set()
         self.done = 0
         self.heartbeat: Callable[[], None] = lambda: None  # e.g. renew the job's lock
-        self.pool: VerifyPool | None = None  # verification workers; None: in-process
+        self.pool: Verifier | None = None  # verification workers; None: in-process
 
     def actions(self) -> Iterator[Action]:
         batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
@@ -251,6 +251,7 @@ def run_dedup(
                 "since_time": since_time,
                 "translations": params.translations,
                 "verify_workers": params.verify_workers,
+                "verify_scheduler": params.verify_scheduler,
             },
             run_id,
         )
@@ -285,9 +286,12 @@ def _run_stages(
     total = count(index=names.books, query=run.selection)["count"] if since_time else None
     stream = _RelationStream(run, summary, summary.books if total is None else total, progress)
     stream.heartbeat = lock.renew
-    with VerifyPool(params.verify_workers) as pool:  # stopped on any error or interrupt
+    pool = open_verifier(params.verify_workers, params.verify_scheduler)
+    try:
         stream.pool = pool
         _write_relations(run, summary, stream)
+    finally:  # stopped on any error or interrupt
+        pool.close()
     summary.verify_fallbacks = pool.fallbacks
     failpoint("dedup.written")
     lock.renew()

@@ -24,7 +24,7 @@ from bookdup.relate import (
     plan_pair,
     stored_direction,
 )
-from indexer.verify_pool import Planned, VerifyPool, default_verify_workers, verify_here
+from indexer.verify_pool import Planned, Verifier, default_verify_workers, verify_here
 from readers.dictionaries import Dictionaries
 from store.bulk import Action
 from store.candidates import (
@@ -52,6 +52,9 @@ class DedupParams:
     translations: bool = True
     # Verification processes (indexer.verify_pool); 1 verifies in the job's own process.
     verify_workers: int = field(default_factory=default_verify_workers)
+    # A Dask scheduler to verify on instead (indexer.verify_dask): "local" starts a
+    # LocalCluster of verify_workers processes, else the address of a running one.
+    verify_scheduler: str | None = None
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,7 @@ def plan_candidates(run: DedupRun, pairs: Sequence[tuple[str, str]]) -> list[Pla
 
 
 def verify_candidates(
-    run: DedupRun, pairs: Sequence[tuple[str, str]], pool: VerifyPool | None = None
+    run: DedupRun, pairs: Sequence[tuple[str, str]], pool: Verifier | None = None
 ) -> VerifiedBatch:
     """Stage 3: LCS verification of each pair that a lexicon makes comparable, in ``pool``'s
     workers when given (same results, same order), else in this process.

@@ -8,6 +8,9 @@ for long) and come back in input order, so the relations are those of the in-pro
 A chunk whose worker fails (an exception, or a crashed process) is verified again in the
 parent: no pair is lost, and an error the pair itself causes is raised as in-process. A
 crashed pool is replaced, a few times at most; then the job goes on in-process.
+
+`Verifier` is the seam the dedup job holds: this process pool, or the Dask one
+(`indexer.verify_dask`, `--scheduler`), which chunks, orders and falls back the same way.
 """
 
 from __future__ import annotations
@@ -17,13 +20,25 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
+from typing import Protocol, Self
 
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
 from bookdup.verify import Verification
 from indexer.verify_worker import init_worker, to_task, verify_chunk
 
-__all__ = ["MAX_DEFAULT_WORKERS", "Planned", "VerifyPool", "default_verify_workers", "verify_here"]
+__all__ = [
+    "MAX_DEFAULT_WORKERS",
+    "Closing",
+    "Planned",
+    "Verifier",
+    "VerifyPool",
+    "chunk_pairs",
+    "default_verify_workers",
+    "open_verifier",
+    "split_planned",
+    "verify_here",
+]
 
 Planned = tuple[BookFeatures, BookFeatures, PairPlan]
 
@@ -42,12 +57,61 @@ def verify_here(planned: Sequence[Planned]) -> list[VerifiedPair | None]:
     return [verify_planned(a, b, plan) for a, b, plan in planned]
 
 
-def _chunks(planned: Sequence[Planned], parts: int, least: int) -> list[Sequence[Planned]]:
+class Verifier(Protocol):
+    """What the dedup job verifies through: pairs in, results in the same order, then closed."""
+
+    fallbacks: int  # chunks verified again in the job's process after a worker failed
+
+    def verify(self, planned: Sequence[Planned]) -> list[VerifiedPair | None]: ...
+
+    def close(self) -> None: ...
+
+
+class Closing:
+    """``with verifier:`` closes it on any error or interrupt."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_verifier(workers: int, scheduler: str | None = None) -> Verifier:
+    """The job's verifier: Dask when a ``scheduler`` is named (``local``: a `LocalCluster` of
+    ``workers`` processes; else the address of a running scheduler), else this process pool."""
+    if scheduler:
+        from indexer.verify_dask import DaskVerifier  # distributed is an optional extra
+
+        return DaskVerifier(scheduler, workers)
+    return VerifyPool(workers)
+
+
+def split_planned(planned: Sequence[Planned], parts: int, least: int) -> list[Sequence[Planned]]:
+    """Contiguous chunks of about ``parts`` equal sizes, each of ``least`` pairs at least."""
     size = max(least, -(-len(planned) // max(1, parts)))
     return [planned[i : i + size] for i in range(0, len(planned), size)]
 
 
-class VerifyPool:
+def chunk_pairs(
+    chunk: Sequence[Planned], results: Sequence[Verification | None]
+) -> list[VerifiedPair | None]:
+    """A chunk's worker results as `VerifiedPair`s, the plans' lexicons put back."""
+    return [
+        None if v is None else VerifiedPair(a, b, v, plan.dictionary)
+        for (a, b, plan), v in zip(chunk, results, strict=True)
+    ]
+
+
+class VerifyPool(Closing):
     """A process pool for one job's verification; ``workers`` <= 1 verifies in-process."""
 
     def __init__(
@@ -75,7 +139,7 @@ class VerifyPool:
         pool = self._pool
         if pool is None or not planned:
             return verify_here(planned)
-        chunks = _chunks(planned, self.workers * self.chunks_per_worker, self.min_chunk)
+        chunks = split_planned(planned, self.workers * self.chunks_per_worker, self.min_chunk)
         futures = [pool.submit(verify_chunk, [to_task(*p) for p in c]) for c in chunks]
         out: list[VerifiedPair | None] = []
         for chunk, future in zip(chunks, futures, strict=True):
@@ -99,10 +163,7 @@ class VerifyPool:
         except Exception:  # the worker raised: the pair will raise here too, or pass
             self.fallbacks += 1
             return verify_here(chunk)
-        return [
-            None if v is None else VerifiedPair(a, b, v, plan.dictionary)
-            for (a, b, plan), v in zip(chunk, results, strict=True)
-        ]
+        return chunk_pairs(chunk, results)
 
     def _replace(self) -> None:
         """A worker died: a new pool, or none (in-process) once the restarts are used up."""
@@ -116,14 +177,3 @@ class VerifyPool:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-
-    def __enter__(self) -> VerifyPool:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -1,8 +1,10 @@
-"""The worker side of the verification pool: chunks of planned pairs in, verifications out.
+"""The worker side of verification (the process pool's and Dask's): chunks of planned pairs in,
+verifications out.
 
 A plan's lexicon is a 100K-entry object whose stem lexicon takes seconds to build, so it does
 not travel with every chunk: the parent sends its (source, target) key and each worker loads
-the lexicon once from the same on-disk cache the parent read (`readers.dictionaries`).
+the lexicon once from the same on-disk cache the parent read (`readers.dictionaries`), and keeps
+it in a module global for every later chunk.
 Features travel with the chunk; pickle writes a book once per chunk however many pairs it is in.
 """
 
@@ -46,11 +48,19 @@ def init_worker(parent: int) -> None:
     _LEXICONS = Dictionaries(True)
 
 
+def _lexicons() -> Dictionaries:
+    """This worker's lexicons, loaded on first use and kept: a Dask worker has no pool
+    initializer, so its first chunk that needs a lexicon creates them."""
+    global _LEXICONS
+    if _LEXICONS is None:
+        _LEXICONS = Dictionaries(True)
+    return _LEXICONS
+
+
 def _plan(task: PairTask) -> PairPlan:
     if task.lexicon is None:
         return task.plan
-    lexicons = _LEXICONS or Dictionaries(True)
-    dictionary = lexicons.get(*task.lexicon)
+    dictionary = _lexicons().get(*task.lexicon)
     if dictionary is None:
         raise LookupError(f"lexicon {task.lexicon} is not installed in the worker")
     return dataclasses.replace(task.plan, dictionary=dictionary)

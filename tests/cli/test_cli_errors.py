@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from click.testing import CliRunner
 
 from bookdup_cli.main import cli
@@ -32,3 +34,14 @@ def test_dedup_refuses_fewer_than_one_worker() -> None:
     """``--workers`` is checked before any node is reached (1 = verify in-process)."""
     result = CliRunner().invoke(cli, ["--es-url", "http://127.0.0.1:1", "dedup", "--workers", "0"])
     assert result.exit_code == 2 and "--workers" in result.output
+
+
+def test_dedup_on_dask_without_distributed_says_what_to_install(monkeypatch) -> None:
+    """``--scheduler`` without the 'dask' extra: one line naming it, before any node is reached."""
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed: ImportError
+    result = CliRunner().invoke(
+        cli, ["--es-url", "http://127.0.0.1:1", "dedup", "--scheduler", "local"]
+    )
+    assert result.exit_code == 1
+    assert "pip install 'bookdup[dask]'" in result.output
+    assert "Traceback" not in result.output

@@ -248,3 +248,17 @@ def test_new_cluster_ids_become_searchable_all_at_once(es_client, index_names, c
     )  # what a job killed inside the pause leaves
     ensure_indices(es_client, index_names)
     assert refresh_interval(es_client, index_names) is None
+
+
+def test_a_dask_cluster_finds_what_one_process_finds(es_client, deduped) -> None:
+    """Verification on a two-worker Dask LocalCluster (``--scheduler local``, issue 31): the
+    relations, counts and clusters of the in-process path, on the same index."""
+    pytest.importorskip("distributed")
+    names, _, rels, ids = deduped
+    one = run_dedup(es_client, names, params=DedupParams(verify_workers=1))
+    params = DedupParams(verify_workers=2, verify_scheduler="local")
+    dask = run_dedup(es_client, names, params=params)
+    assert comparable(relations(es_client, names)) == comparable(rels)
+    assert (dask.relations, dask.verified_pairs) == (one.relations, one.verified_pairs)
+    assert dask.verify_fallbacks == 0
+    assert clusters(es_client, names) == ids

@@ -1,0 +1,147 @@
+"""Verification on a Dask cluster gives what the in-process path gives, without a node, and
+survives its workers dying.
+
+One `LocalCluster` of two worker processes serves the module (reached by its address, as
+``--scheduler tcp://...`` would), with ``allowed-failures`` 1 so that a chunk killing its
+worker twice is given up on quickly; one test starts its own through ``--scheduler local``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bookdup.verify import Verification
+from indexer import verify_dask
+from indexer.verify_dask import DaskVerifier, require_distributed
+from indexer.verify_pool import Planned, open_verifier, verify_here
+from indexer.verify_worker import PairTask, verify_chunk
+from tests.indexer.verify_cases import FAKE, needs_lexicon, odd_pair, planned_pairs, same
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def planned() -> list[Planned]:
+    return planned_pairs()
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    import dask
+
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 1}),
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
+        ) as local,
+    ):
+        yield local
+
+
+def _all_same(got: list[Any], want: list[Any]) -> bool:
+    return all(same(g, w) for g, w in zip(got, want, strict=True))
+
+
+@needs_lexicon
+def test_dask_gives_the_in_process_results_in_order(planned, cluster) -> None:
+    want = verify_here(planned)
+    assert want[-2] is not None and want[-1] is None  # the translation found, not the other
+    with DaskVerifier(cluster.scheduler_address, 2, min_chunk=1) as dask_verifier:
+        assert dask_verifier.workers == 2
+        got = dask_verifier.verify(planned + planned[::-1])
+        assert dask_verifier.fallbacks == 0
+        assert dask_verifier.verify([]) == []
+    assert _all_same(got, want + want[::-1])
+
+
+def test_a_local_cluster_is_started_and_stopped_for_the_job(planned) -> None:
+    verifier = open_verifier(2, "local")
+    try:
+        assert isinstance(verifier, DaskVerifier) and verifier.workers == 2
+        got = verifier.verify(planned[:4])
+        assert verifier.fallbacks == 0
+    finally:
+        verifier.close()
+    assert verifier.client is None and verifier._cluster is None
+    assert _all_same(got, verify_here(planned[:4]))
+
+
+def test_a_failing_chunk_is_verified_in_the_job(planned, cluster) -> None:
+    """A lexicon the workers cannot load raises in the worker; that chunk is verified again in
+    the job's process, and every other chunk still comes back from the cluster."""
+    jobs = [*planned[:4], odd_pair(planned), *planned[:4]]
+    with DaskVerifier(cluster.scheduler_address, 2, min_chunk=1) as dask_verifier:
+        got = dask_verifier.verify(jobs)
+        assert dask_verifier.fallbacks == 1
+    assert _all_same(got, verify_here(jobs))
+
+
+def _dies_once(marker: str, tasks: list[PairTask]) -> list[Verification | None]:
+    """verify_chunk, except that the first chunk to run (on any worker) kills its process."""
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return verify_chunk(tasks)
+    os._exit(3)
+
+
+def _dies_on_the_odd_pair(tasks: list[PairTask]) -> list[Verification | None]:
+    """verify_chunk, except that the worker process dies on the odd pair, every time."""
+    if any(t.lexicon == FAKE for t in tasks):
+        os._exit(3)
+    return verify_chunk(tasks)
+
+
+def test_a_worker_killed_mid_run_is_rescheduled_by_dask(
+    planned, cluster, monkeypatch, tmp_path: Path
+) -> None:
+    """The first chunk kills its worker; the scheduler runs it again on a worker the nanny
+    restarted or on the other one: same results, nothing verified in the job's process."""
+    marker = tmp_path / "died"
+    monkeypatch.setattr(verify_dask, "verify_chunk", functools.partial(_dies_once, str(marker)))
+    with DaskVerifier(cluster.scheduler_address, 2, min_chunk=1) as dask_verifier:
+        got = dask_verifier.verify(planned[:4] + planned[:4])
+        assert marker.exists() and dask_verifier.fallbacks == 0
+    assert _all_same(got, verify_here(planned[:4] + planned[:4]))
+
+
+def test_a_chunk_that_keeps_killing_workers_is_verified_in_the_job(
+    planned, cluster, monkeypatch
+) -> None:
+    """A chunk that kills every worker it runs on is given up by Dask (KilledWorker, past
+    ``allowed-failures``); the job verifies it itself and the cluster works on."""
+    monkeypatch.setattr(verify_dask, "verify_chunk", _dies_on_the_odd_pair)
+    jobs = [*planned[:4], odd_pair(planned), *planned[:4]]
+    with DaskVerifier(cluster.scheduler_address, 2, min_chunk=1) as dask_verifier:
+        got = dask_verifier.verify(jobs)
+        # the odd chunk at least; a chunk queued behind it on a dying worker may be given up too
+        fallbacks = dask_verifier.fallbacks
+        assert fallbacks >= 1
+        again = dask_verifier.verify(planned[:4])
+        assert dask_verifier.fallbacks == fallbacks
+    assert _all_same(got, verify_here(jobs))
+    assert _all_same(again, verify_here(planned[:4]))
+
+
+def test_without_distributed_the_error_says_what_to_install(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed: ImportError
+    with pytest.raises(ValueError, match=r"pip install 'bookdup\[dask\]'"):
+        require_distributed()
+    with pytest.raises(ValueError, match="distributed"):
+        open_verifier(2, "local")
+
+
+def test_no_scheduler_at_the_address_is_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="no Dask scheduler at tcp://127.0.0.1:9"):
+        DaskVerifier("tcp://127.0.0.1:9", 2, timeout=2)
