@@ -30,7 +30,9 @@ TEN_BOOKS = (
 
 def test_a_back_stretch_runs_to_the_end_and_a_front_one_to_the_start() -> None:
     """Only the densest part of a licence passes the density test; the rest of it, sparser in
-    frequent words, goes with it up to the edge of the book (not in the middle of one)."""
+    frequent words, goes with it up to the edge of the book. A dense stretch mid-book is the
+    book's own text, held by many copies of it (the collection's boilerplate is front or back
+    matter)."""
     rng = np.random.default_rng(0)
     frequent = np.arange(1, 1001, dtype=np.uint32)
     prose = rng.choice(np.arange(10_000, 100_000, dtype=np.uint32), 2000, replace=False)
@@ -38,11 +40,10 @@ def test_a_back_stretch_runs_to_the_end_and_a_front_one_to_the_start() -> None:
     seq[40:100] = frequent[:60]  # a dense header stretch in the front ...
     seq[1700:1800] = frequent[100:200]  # ... a dense licence stretch in the back ...
     seq[1800:2000:4] = frequent[200:250]  # ... whose sparse rest (25 %) runs to the end
-    seq[900:960] = frequent[300:360]  # and a dense stretch mid-book
+    seq[900:960] = frequent[300:360]  # and a dense stretch mid-book: text, not boilerplate
     mask = boilerplate_mask(seq, frequent)
     assert mask[:100].all() and mask[1700:].all()  # to the edges
-    assert mask[900:960].all() and not mask[850:880].any() and not mask[980:1010].any()
-    assert not mask[120:880].any() and not mask[1000:1680].any()
+    assert not mask[120:1680].any()
 
 
 def test_a_text_the_collection_holds_in_many_copies_is_not_boilerplate() -> None:
