@@ -626,6 +626,19 @@ def clear_previous(out: Path, books_dir: str) -> None:
         (out / name).unlink(missing_ok=True)
 
 
+def write_records(out: Path, records: list[BookRecord]) -> list[dict[str, Any]]:
+    """Write ``books.jsonl`` (what each book is) and ``ground_truth.jsonl`` (every related
+    pair) under ``out``; return the ground truth."""
+    truth = ground_truth(records)
+    with (out / "books.jsonl").open("w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+    with (out / "ground_truth.jsonl").open("w", encoding="utf-8") as fh:
+        for line in truth:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return truth
+
+
 def generate_corpus(config: GeneratorConfig, out_dir: Path | str) -> CorpusSummary:
     """Write the corpus under ``out_dir``: ``books/`` (the books; ``config.books_dir``),
     ``books.jsonl`` (what each book is), ``ground_truth.jsonl`` (every related pair) and
@@ -636,13 +649,7 @@ def generate_corpus(config: GeneratorConfig, out_dir: Path | str) -> CorpusSumma
     t0 = time.perf_counter()
     gen = _Generator(config, out)
     gen.run()
-    truth = ground_truth(gen.records)
-    with (out / "books.jsonl").open("w", encoding="utf-8") as fh:
-        for r in gen.records:
-            fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
-    with (out / "ground_truth.jsonl").open("w", encoding="utf-8") as fh:
-        for line in truth:
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    truth = write_records(out, gen.records)
     seconds = time.perf_counter() - t0
     summary = CorpusSummary(
         n_books=len(gen.records),

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from generator.corpus import clear_previous
+from generator.corpus import clear_previous, write_records
 from generator.formats import write_txt
 from generator.noise import add_noise
 from generator.render import Layout, paginate, render_lines
-from generator.truth import BookRecord, Segment, ground_truth
+from generator.truth import BookRecord, Segment
 from generator.wordmodel import Prose
 
 __all__ = ["VariantConfig", "generate_variants", "real_prose", "strip_gutenberg"]
@@ -335,13 +335,7 @@ def generate_variants(config: VariantConfig, out_dir: Path | str) -> dict[str, A
     _anthologies(w, bases)
     if collection is not None:
         _collection_variants(w, collection, "coll", config.collection_variants)
-    truth = ground_truth(w.records)
-    with (out / "books.jsonl").open("w", encoding="utf-8") as fh:
-        for r in w.records:
-            fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
-    with (out / "ground_truth.jsonl").open("w", encoding="utf-8") as fh:
-        for t in truth:
-            fh.write(json.dumps(t, ensure_ascii=False) + "\n")
+    truth = write_records(out, w.records)
     summary = {
         "n_books": len(w.records),
         "n_works": len(bases) + (collection is not None),
