@@ -353,6 +353,34 @@ def check_port_free(host: str, port: int) -> None:
     help="seconds a request may spend on Elasticsearch, retries included (then 504, or 503 "
     "when the node is down)",
 )
+@click.option(
+    "--header-timeout",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    help="seconds a client may take to send a request's headers (then 408, connection closed)",
+)
+@click.option(
+    "--body-timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="seconds a client may take to send a request's body (then 408, connection closed)",
+)
+@click.option(
+    "--keep-alive",
+    type=click.FloatRange(min=0.1),
+    default=5.0,
+    show_default=True,
+    help="seconds an idle connection is kept open after an answer",
+)
+@click.option(
+    "--max-header-kb",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="a request's line and headers, in KB (over it, or over 100 header lines: 431)",
+)
 @click.pass_obj
 def serve_cmd(
     ctx: Any,
@@ -361,6 +389,10 @@ def serve_cmd(
     max_body_mb: float,
     max_bodies_mb: float | None,
     allowed_hosts: tuple[str, ...],
+    header_timeout: float,
+    body_timeout: float,
+    keep_alive: float,
+    max_header_kb: int,
     **limits: Any,
 ) -> None:
     """Serve the read side: a JSON API under /api and a review page at /."""
@@ -390,6 +422,8 @@ def serve_cmd(
         allowed_hosts=allowed_hosts,
         limits=Limits(**limits),
         max_bodies=None if max_bodies_mb is None else int(max_bodies_mb * 1024 * 1024),
+        body_timeout=body_timeout,
+        max_header_bytes=max_header_kb * 1024,
     )
     click.echo(f"bookdup review page and API on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(
@@ -398,7 +432,9 @@ def serve_cmd(
         port=port,
         log_level="warning",
         server_header=False,
-        http=GuardedH11Protocol,
+        http=GuardedH11Protocol.configured(header_timeout, max_header_kb * 1024),
+        timeout_keep_alive=keep_alive,  # type: ignore[arg-type]
+        h11_max_incomplete_event_size=max_header_kb * 1024,
     )
 
 
