@@ -381,6 +381,13 @@ def check_port_free(host: str, port: int) -> None:
     show_default=True,
     help="a request's line and headers, in KB (over it, or over 100 header lines: 431)",
 )
+@click.option(
+    "--verify-cache-mb",
+    type=click.FloatRange(min=0),
+    default=256.0,
+    show_default=True,
+    help="memory of the cache of prepared word sequences (match, explain), in MB",
+)
 @click.pass_obj
 def serve_cmd(
     ctx: Any,
@@ -393,6 +400,7 @@ def serve_cmd(
     body_timeout: float,
     keep_alive: float,
     max_header_kb: int,
+    verify_cache_mb: float,
     **limits: Any,
 ) -> None:
     """Serve the read side: a JSON API under /api and a review page at /."""
@@ -412,6 +420,9 @@ def serve_cmd(
             err=True,
         )
     check_port_free(host, port)
+    from bookdup.verify import set_cache_limit
+
+    set_cache_limit(max_bytes=int(verify_cache_mb * 1024 * 1024))
     if host not in ("0.0.0.0", "::", ""):  # the address it listens on is a name it answers
         allowed_hosts = (*allowed_hosts, host)
     ctx.client()  # one clear line now if the node is unusable
