@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
@@ -46,6 +47,7 @@ SECURITY_HEADERS = {
     ),
 }
 _SECURITY = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+log = logging.getLogger("bookdup.server")
 #: Host names accepted without ``--allowed-host`` (with any port).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: Methods that change nothing and start no heavy work: no Origin check.
@@ -113,9 +115,12 @@ async def respond(send: Send, status: int, error: str, headers: Iterable = ()) -
     await send({"type": "http.response.body", "body": body})
 
 
-def _with_security_headers(send: Send) -> Send:
+def _with_security_headers(send: Send, started: list[bool]) -> Send:
+    """``send`` adding the security headers; ``started[0]`` becomes True with the answer."""
+
     async def wrapped(message: Message) -> None:
         if message["type"] == "http.response.start":
+            started[0] = True
             present = {k.lower() for k, _v in message.get("headers", [])}
             extra = [(k, v) for k, v in _SECURITY if k not in present]
             message["headers"] = [*message.get("headers", []), *extra]
@@ -175,7 +180,19 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        send = _with_security_headers(send)
+        started = [False]
+        send = _with_security_headers(send, started)
+        try:
+            await self._guarded(scope, receive, send)
+        except Exception as exc:
+            # the app answers its own errors (then re-raises them: logged here); one raised
+            # before any answer is a bug in front of it: JSON with the headers, not
+            # uvicorn's plain-text 500
+            log.error("internal error: %s", type(exc).__name__, exc_info=exc)
+            if not started[0]:
+                await respond(send, 500, "internal error")
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self._refusal(scope)
         if refusal:
             await respond(send, *refusal)

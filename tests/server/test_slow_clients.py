@@ -2,7 +2,8 @@
 (``server.protocol``) and ``server.limits.Guard`` in front of a trivial app, spoken to over
 raw sockets. A connection that sends nothing, headers that trickle in, a body that trickles
 in, and an idle kept-alive connection are all cut off within their bounds; too many or too
-large headers are refused with the error contract."""
+large headers are refused with the error contract, and so is an error raised in front of
+the app (a JSON 500, not uvicorn's plain text)."""
 
 from __future__ import annotations
 
@@ -198,3 +199,52 @@ def test_the_body_timeout_counts_from_the_headers_not_per_chunk() -> None:
     asyncio.run(Guard(echo, 10_000, body_timeout=0.3)(scope, receive, send))
     assert sent[0]["status"] == 408
     assert (b"connection", b"close") in sent[0]["headers"]
+
+
+def sent_to(sent: list[dict]):
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    return send
+
+
+def test_an_error_in_front_of_the_app_is_a_json_500() -> None:
+    """Not uvicorn's plain-text 500 without the headers; an app that answered is left alone."""
+
+    async def broken(scope, receive, send) -> None:
+        raise RuntimeError("/tmp/secret-path")
+
+    async def answers_then_fails(scope, receive, send) -> None:
+        await echo(scope, receive, send)
+        raise RuntimeError("after the answer")
+
+    scope = {"type": "http", "method": "GET", "headers": [(b"host", b"127.0.0.1")]}
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    for app, status in ((broken, 500), (answers_then_fails, 200)):
+        sent: list[dict] = []
+        asyncio.run(Guard(app, 10_000)(scope, receive, sent_to(sent)))
+        starts = [m for m in sent if m["type"] == "http.response.start"]
+        assert [m["status"] for m in starts] == [status]
+        headers = dict(starts[0]["headers"])
+        assert headers[b"x-content-type-options"] == b"nosniff"
+    assert json.loads(sent[1]["body"]) == {"size": 0}
+
+
+def test_an_internal_error_names_nothing() -> None:
+    async def broken(scope, receive, send) -> None:
+        raise RuntimeError("/tmp/secret-path")
+
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "headers": [(b"host", b"127.0.0.1")]}
+    asyncio.run(Guard(broken, 10_000)(scope, receive, send))
+    assert json.loads(sent[1]["body"]) == {"error": "internal error"}
