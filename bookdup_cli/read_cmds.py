@@ -305,6 +305,12 @@ def check_port_free(host: str, port: int) -> None:
             raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from exc
 
 
+def _limit(flag: str, default: float, kind: type, minimum: float, help: str) -> Any:
+    """A ``serve`` limit: a number at least ``minimum``, its default shown in --help."""
+    bound = click.IntRange(min=int(minimum)) if kind is int else click.FloatRange(min=minimum)
+    return click.option(flag, type=bound, default=default, show_default=True, help=help)
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=8000, show_default=True)
@@ -324,69 +330,57 @@ def check_port_free(host: str, port: int) -> None:
     help="a Host name the server answers besides 127.0.0.1, localhost and ::1 (and --host); "
     "repeatable; any port",
 )
-@click.option(
+@_limit(
     "--max-inflight",
-    type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    help="searches and related lookups worked on at once; more wait --queue-wait, then get 429",
+    8,
+    int,
+    1,
+    "searches and related lookups worked on at once; more wait --queue-wait, then get 429",
 )
-@click.option(
+@_limit(
     "--max-heavy",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="matches, explains and plots worked on at once (apart from --max-inflight)",
+    2,
+    int,
+    1,
+    "matches, explains and plots worked on at once (apart from --max-inflight)",
 )
-@click.option(
-    "--queue-wait",
-    type=click.FloatRange(min=0),
-    default=1.0,
-    show_default=True,
-    help="seconds a request waits for a place before its 429",
-)
-@click.option(
+@_limit("--queue-wait", 1.0, float, 0, "seconds a request waits for a place before its 429")
+@_limit(
     "--request-timeout",
-    type=click.FloatRange(min=0.1),
-    default=8.0,
-    show_default=True,
-    help="seconds a request may spend on Elasticsearch, retries included (then 504, or 503 "
+    8.0,
+    float,
+    0.1,
+    "seconds a request may spend on Elasticsearch, retries included (then 504, or 503 "
     "when the node is down)",
 )
-@click.option(
+@_limit(
     "--header-timeout",
-    type=click.FloatRange(min=0.1),
-    default=10.0,
-    show_default=True,
-    help="seconds a client may take to send a request's headers (then 408, connection closed)",
+    10.0,
+    float,
+    0.1,
+    "seconds a client may take to send a request's headers (then 408, connection closed)",
 )
-@click.option(
+@_limit(
     "--body-timeout",
-    type=click.FloatRange(min=0.1),
-    default=30.0,
-    show_default=True,
-    help="seconds a client may take to send a request's body (then 408, connection closed)",
+    30.0,
+    float,
+    0.1,
+    "seconds a client may take to send a request's body (then 408, connection closed)",
 )
-@click.option(
-    "--keep-alive",
-    type=click.FloatRange(min=0.1),
-    default=5.0,
-    show_default=True,
-    help="seconds an idle connection is kept open after an answer",
-)
-@click.option(
+@_limit("--keep-alive", 5.0, float, 0.1, "seconds an idle connection is kept open after an answer")
+@_limit(
     "--max-header-kb",
-    type=click.IntRange(min=1),
-    default=16,
-    show_default=True,
-    help="a request's line and headers, in KB (over it, or over 100 header lines: 431)",
+    16,
+    int,
+    1,
+    "a request's line and headers, in KB (over it, or over 100 header lines: 431)",
 )
-@click.option(
+@_limit(
     "--verify-cache-mb",
-    type=click.FloatRange(min=0),
-    default=256.0,
-    show_default=True,
-    help="memory of the cache of prepared word sequences (match, explain), in MB",
+    256.0,
+    float,
+    0,
+    "memory of the cache of prepared word sequences (match, explain), in MB",
 )
 @click.pass_obj
 def serve_cmd(

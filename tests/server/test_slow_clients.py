@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
@@ -20,6 +19,7 @@ import uvicorn
 
 from server.limits import MAX_HEADERS, SECURITY_HEADERS, Guard
 from server.protocol import GuardedH11Protocol
+from tests.server.conftest import serving
 
 HEADER_TIMEOUT = 0.6
 BODY_TIMEOUT = 0.6
@@ -52,16 +52,8 @@ def port() -> Iterator[int]:
         h11_max_incomplete_event_size=2048,
         lifespan="off",
     )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield server.servers[0].sockets[0].getsockname()[1]
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(config) as port:
+        yield port
 
 
 def read_all(s: socket.socket) -> tuple[bytes, float]:
@@ -91,6 +83,14 @@ def error_of(data: bytes, status: int) -> str:
     return payload["error"]
 
 
+def trickle(s: socket.socket, piece: bytes) -> None:
+    """Send ``piece`` every 0.2 s for 4 s, or until the server closes."""
+    with contextlib.suppress(OSError):
+        for _ in range(20):
+            time.sleep(0.2)
+            s.sendall(piece)
+
+
 def connect(port: int) -> socket.socket:
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
     return s
@@ -108,10 +108,7 @@ def test_trickled_headers_are_a_408(port) -> None:
     with connect(port) as s:
         start = time.monotonic()
         s.sendall(b"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        with contextlib.suppress(OSError):
-            for _ in range(20):  # one header line every 0.2 s: each one resets no clock
-                time.sleep(0.2)
-                s.sendall(b"X-Slow: 1\r\n")
+        trickle(s, b"X-Slow: 1\r\n")  # one header line every 0.2 s: each resets no clock
         data, closed = read_all(s)
     assert "headers did not arrive" in error_of(data, 408)
     assert closed - start < HEADER_TIMEOUT + 3
@@ -121,10 +118,7 @@ def test_a_trickled_body_is_a_408(port) -> None:
     with connect(port) as s:
         start = time.monotonic()
         s.sendall(b"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n")
-        with contextlib.suppress(OSError):
-            for _ in range(20):
-                time.sleep(0.2)
-                s.sendall(b"x")
+        trickle(s, b"x")
         data, closed = read_all(s)
     assert "body did not arrive" in error_of(data, 408)
     assert BODY_TIMEOUT * 0.8 <= closed - start < BODY_TIMEOUT + 3
@@ -150,10 +144,7 @@ def test_a_second_request_on_a_kept_alive_connection_is_timed_too(port) -> None:
         assert first.startswith(b"HTTP/1.1 200")
         start = time.monotonic()
         s.sendall(b"GET /x HTTP/1.1\r\n")  # keeps the keep-alive timer off; not the header one
-        with contextlib.suppress(OSError):
-            for _ in range(20):
-                time.sleep(0.2)
-                s.sendall(b"X-Slow: 1\r\n")
+        trickle(s, b"X-Slow: 1\r\n")
         data, closed = read_all(s)
     assert "headers did not arrive" in error_of(data, 408)
     assert closed - start < HEADER_TIMEOUT + 3
