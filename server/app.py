@@ -274,6 +274,18 @@ def public(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: What an explain answer says of the relation the last dedup run stored (no run id).
+PUBLIC_STORED_FIELDS = frozenset({"relation", "confidence", "direction", "its", "cs"})
+
+
+def public_explain(result: dict[str, Any]) -> dict[str, Any]:
+    """An explain answer whose ``stored`` relation has the public fields only."""
+    stored = result.get("stored")
+    if stored is None:
+        return result
+    return {**result, "stored": {k: v for k, v in stored.items() if k in PUBLIC_STORED_FIELDS}}
+
+
 class ErrorBody(BaseModel):
     """Every refusal and failure: one message, never a path, an index or a trace."""
 
@@ -372,7 +384,8 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         responses=_answers(*COMMON, 404),
     )
     async def api_explain(a: BookId, b: BookId) -> dict[str, Any]:
-        return await admit.compute(explain, rs, _check_id(a, "a"), _check_id(b, "b"))
+        found = await admit.compute(explain, rs, _check_id(a, "a"), _check_id(b, "b"))
+        return public_explain(found)
 
     @app.get(
         "/api/explain/plot",
