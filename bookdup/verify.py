@@ -17,6 +17,7 @@ assumes those arrays are not modified in place.
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -148,14 +149,96 @@ class _Prepared:
     levels: tuple[int, ...]  # bitset of buckets holding >= k + 1 items, k = 0, 1, ...
 
 
-# Prepared sequences by (sequence, dictionary), least recently used first. Bounded: a prepared
-# translated sequence takes ~0.6 MB, and a dedup job keeps thousands of books alive in its
-# feature cache (unbounded, this held 15 GB at 10K books). 2,048 entries cover the query books
-# of a batch, which is where the reuse is (each meets ~50 candidates).
-_CACHE: OrderedDict[tuple[int, int], tuple[weakref.ref, Dictionary | None, _Prepared]] = (
-    OrderedDict()
-)
-_CACHE_SIZE = 2048
+# Prepared sequences by (sequence, dictionary), least recently used first. Bounded in entries
+# and in bytes: a prepared translated sequence takes ~0.6 MB, and a dedup job keeps thousands of
+# books alive in its feature cache (unbounded, this held 15 GB at 10K books). 2,048 entries
+# cover the query books of a batch, which is where the reuse is (each meets ~50 candidates);
+# the default 2 GiB holds 2,048 entries of up to 1 MB each, so the job's hits are the count's.
+# A server (`bookdup serve --verify-cache-mb`) sets a smaller byte bound with
+# ``set_cache_limit``.
+DEFAULT_CACHE_ENTRIES = 2048
+DEFAULT_CACHE_BYTES = 2 << 30
+
+
+class _PreparedCache:
+    """LRU of prepared sequences, bounded by ``max_entries`` and by ``max_bytes`` (the sum of
+    each entry's ``_nbytes``); entries also leave when their book's hash array is freed."""
+
+    def __init__(self, max_entries: int, max_bytes: int) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.items: OrderedDict[
+            tuple[int, int], tuple[weakref.ref, Dictionary | None, _Prepared, int]
+        ] = OrderedDict()
+        # reentrant: a weakref callback (``pop``) may run inside a locked call of this thread
+        self._lock = threading.RLock()
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def put(
+        self,
+        key: tuple[int, int],
+        hashes: np.ndarray,
+        dictionary: Dictionary | None,
+        prepared: _Prepared,
+    ) -> None:
+        size = _nbytes(prepared)
+        with self._lock:
+            self.pop(key)
+            self.items[key] = (weakref.ref(hashes, _evict(key)), dictionary, prepared, size)
+            self.bytes += size
+            self._shrink()
+
+    def pop(self, key: tuple[int, int]) -> None:
+        with self._lock:
+            entry = self.items.pop(key, None)
+            if entry is not None:
+                self.bytes -= entry[3]
+
+    def _shrink(self) -> None:
+        # the newest entry stays even when it alone passes max_bytes: it is in use
+        while len(self.items) > 1 and (
+            len(self.items) > self.max_entries or self.bytes > self.max_bytes
+        ):
+            self.bytes -= self.items.popitem(last=False)[1][3]
+
+    def set_limit(self, max_bytes: int | None, max_entries: int | None) -> None:
+        with self._lock:
+            if max_bytes is not None:
+                self.max_bytes = max_bytes
+            if max_entries is not None:
+                self.max_entries = max_entries
+            self._shrink()
+
+
+def _nbytes(prepared: _Prepared) -> int:
+    """About the memory an entry holds: its arrays and its bitsets."""
+    arrays = (
+        prepared.hashes,
+        prepared.pages,
+        prepared.values,
+        prepared.order,
+        prepared.starts,
+        prepared.first,
+        prepared.groups,
+    )
+    bitsets = sum((level.bit_length() + 7) // 8 for level in prepared.levels)
+    return sum(a.nbytes for a in arrays) + bitsets
+
+
+_CACHE = _PreparedCache(DEFAULT_CACHE_ENTRIES, DEFAULT_CACHE_BYTES)
+
+
+def set_cache_limit(max_bytes: int | None = None, max_entries: int | None = None) -> None:
+    """Bound the cache of prepared sequences in bytes and/or entries (evicting now if over)."""
+    _CACHE.set_limit(max_bytes, max_entries)
+
+
+def cache_usage() -> tuple[int, int]:
+    """(entries, approximate bytes) held by the cache of prepared sequences."""
+    return len(_CACHE), _CACHE.bytes
 
 
 def _bitset_levels(values: np.ndarray) -> tuple[int, ...]:
@@ -171,16 +254,21 @@ def _evict(key: tuple[int, int]) -> Callable[[weakref.ref[np.ndarray]], None]:
     cache = _CACHE  # bound now: the callback may run late in interpreter shutdown
 
     def evict(_ref: weakref.ref[np.ndarray]) -> None:
-        cache.pop(key, None)
+        cache.pop(key)
 
     return evict
 
 
 def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
     key = (id(u.hashes), id(dictionary))
-    hit = _CACHE.get(key)
+    # the hit path inline and without the lock: two per verified pair in a dedup job (each
+    # dict call is atomic in C)
+    hit = _CACHE.items.get(key)
     if hit is not None and hit[0]() is u.hashes and hit[1] is dictionary:
-        _CACHE.move_to_end(key)
+        try:  # noqa: SIM105 (contextlib.suppress costs ~150 ns here, a third of a hit)
+            _CACHE.items.move_to_end(key)
+        except KeyError:  # evicted by another thread meanwhile
+            pass
         return hit[2]
     if dictionary is None:
         hashes = np.asarray(u.hashes, dtype=np.uint32)
@@ -205,9 +293,7 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         groups,
         _bitset_levels(values),
     )
-    _CACHE[key] = (weakref.ref(u.hashes, _evict(key)), dictionary, prepared)
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    _CACHE.put(key, u.hashes, dictionary, prepared)
     return prepared
 
 

@@ -305,6 +305,12 @@ def check_port_free(host: str, port: int) -> None:
             raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from exc
 
 
+def _limit(flag: str, default: float, kind: type, minimum: float, help: str) -> Any:
+    """A ``serve`` limit: a number at least ``minimum``, its default shown in --help."""
+    bound = click.IntRange(min=int(minimum)) if kind is int else click.FloatRange(min=minimum)
+    return click.option(flag, type=bound, default=default, show_default=True, help=help)
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=8000, show_default=True)
@@ -324,34 +330,57 @@ def check_port_free(host: str, port: int) -> None:
     help="a Host name the server answers besides 127.0.0.1, localhost and ::1 (and --host); "
     "repeatable; any port",
 )
-@click.option(
+@_limit(
     "--max-inflight",
-    type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    help="searches and related lookups worked on at once; more wait --queue-wait, then get 429",
+    8,
+    int,
+    1,
+    "searches and related lookups worked on at once; more wait --queue-wait, then get 429",
 )
-@click.option(
+@_limit(
     "--max-heavy",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="matches, explains and plots worked on at once (apart from --max-inflight)",
+    2,
+    int,
+    1,
+    "matches, explains and plots worked on at once (apart from --max-inflight)",
 )
-@click.option(
-    "--queue-wait",
-    type=click.FloatRange(min=0),
-    default=1.0,
-    show_default=True,
-    help="seconds a request waits for a place before its 429",
-)
-@click.option(
+@_limit("--queue-wait", 1.0, float, 0, "seconds a request waits for a place before its 429")
+@_limit(
     "--request-timeout",
-    type=click.FloatRange(min=0.1),
-    default=8.0,
-    show_default=True,
-    help="seconds a request may spend on Elasticsearch, retries included (then 504, or 503 "
+    8.0,
+    float,
+    0.1,
+    "seconds a request may spend on Elasticsearch, retries included (then 504, or 503 "
     "when the node is down)",
+)
+@_limit(
+    "--header-timeout",
+    10.0,
+    float,
+    0.1,
+    "seconds a client may take to send a request's headers (then 408, connection closed)",
+)
+@_limit(
+    "--body-timeout",
+    30.0,
+    float,
+    0.1,
+    "seconds a client may take to send a request's body (then 408, connection closed)",
+)
+@_limit("--keep-alive", 5.0, float, 0.1, "seconds an idle connection is kept open after an answer")
+@_limit(
+    "--max-header-kb",
+    16,
+    int,
+    1,
+    "a request's line and headers, in KB (over it, or over 100 header lines: 431)",
+)
+@_limit(
+    "--verify-cache-mb",
+    256.0,
+    float,
+    0,
+    "memory of the cache of prepared word sequences (match, explain), in MB",
 )
 @click.pass_obj
 def serve_cmd(
@@ -361,6 +390,11 @@ def serve_cmd(
     max_body_mb: float,
     max_bodies_mb: float | None,
     allowed_hosts: tuple[str, ...],
+    header_timeout: float,
+    body_timeout: float,
+    keep_alive: float,
+    max_header_kb: int,
+    verify_cache_mb: float,
     **limits: Any,
 ) -> None:
     """Serve the read side: a JSON API under /api and a review page at /."""
@@ -380,6 +414,9 @@ def serve_cmd(
             err=True,
         )
     check_port_free(host, port)
+    from bookdup.verify import set_cache_limit
+
+    set_cache_limit(max_bytes=int(verify_cache_mb * 1024 * 1024))
     if host not in ("0.0.0.0", "::", ""):  # the address it listens on is a name it answers
         allowed_hosts = (*allowed_hosts, host)
     ctx.client()  # one clear line now if the node is unusable
@@ -390,6 +427,8 @@ def serve_cmd(
         allowed_hosts=allowed_hosts,
         limits=Limits(**limits),
         max_bodies=None if max_bodies_mb is None else int(max_bodies_mb * 1024 * 1024),
+        body_timeout=body_timeout,
+        max_header_bytes=max_header_kb * 1024,
     )
     click.echo(f"bookdup review page and API on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(
@@ -398,7 +437,9 @@ def serve_cmd(
         port=port,
         log_level="warning",
         server_header=False,
-        http=GuardedH11Protocol,
+        http=GuardedH11Protocol.configured(header_timeout, max_header_kb * 1024),
+        timeout_keep_alive=keep_alive,  # type: ignore[arg-type]
+        h11_max_incomplete_event_size=max_header_kb * 1024,
     )
 
 

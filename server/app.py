@@ -49,7 +49,12 @@ from query.plots import FORMATS, render_explain
 from query.related import related
 from query.search import search
 from server.admission import RETRY_AFTER_S, Admission, Busy, Limits
-from server.limits import SECURITY_HEADERS, Guard
+from server.limits import (
+    DEFAULT_BODY_TIMEOUT_S,
+    DEFAULT_MAX_HEADER_BYTES,
+    SECURITY_HEADERS,
+    Guard,
+)
 from store.schema import IndexNames
 
 log = logging.getLogger("bookdup.server")
@@ -269,6 +274,18 @@ def public(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: What an explain answer says of the relation the last dedup run stored (no run id).
+PUBLIC_STORED_FIELDS = frozenset({"relation", "confidence", "direction", "its", "cs"})
+
+
+def public_explain(result: dict[str, Any]) -> dict[str, Any]:
+    """An explain answer whose ``stored`` relation has the public fields only."""
+    stored = result.get("stored")
+    if stored is None:
+        return result
+    return {**result, "stored": {k: v for k, v in stored.items() if k in PUBLIC_STORED_FIELDS}}
+
+
 class ErrorBody(BaseModel):
     """Every refusal and failure: one message, never a path, an index or a trace."""
 
@@ -281,8 +298,10 @@ def _answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
         "a Host that is not served",
         403: "a request from another origin (Origin or Sec-Fetch-Site)",
         404: "no book with this id",
+        408: "the request's body did not arrive within --body-timeout",
         405: "another method than the path's (Allow names it)",
         413: "a body over the server's --max-body-mb",
+        431: "more than 100 header lines, or line and headers over --max-header-kb",
         415: "a text/plain body in a charset Python cannot decode",
         429: "the server is at its in-flight limit (--max-inflight, --max-heavy): retry after "
         "Retry-After seconds",
@@ -293,10 +312,10 @@ def _answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"model": ErrorBody, "description": words[s]} for s in statuses}
 
 
-#: What every endpoint can answer besides its own: a bad Host or input (400), a body over
-#: the limit (413, even on a GET), no place in flight (429), an internal error (500), the
-#: backend down (503) or too slow (504).
-COMMON = (400, 413, 429, 500, 503, 504)
+#: What every endpoint can answer besides its own: a bad Host or input (400), a body too
+#: slow (408) or over the limit (413, even on a GET), too many or too large headers (431), no
+#: place in flight (429), an internal error (500), the backend down (503) or too slow (504).
+COMMON = (400, 408, 413, 429, 431, 500, 503, 504)
 MATCH_BODY = {
     "required": True,
     "content": {
@@ -365,7 +384,8 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         responses=_answers(*COMMON, 404),
     )
     async def api_explain(a: BookId, b: BookId) -> dict[str, Any]:
-        return await admit.compute(explain, rs, _check_id(a, "a"), _check_id(b, "b"))
+        found = await admit.compute(explain, rs, _check_id(a, "a"), _check_id(b, "b"))
+        return public_explain(found)
 
     @app.get(
         "/api/explain/plot",
@@ -427,12 +447,15 @@ def create_app(
     allowed_hosts: Iterable[str] = (),
     limits: Limits | None = None,
     max_bodies: int | None = None,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT_S,
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
 ) -> Any:
     """The ASGI application over ``rs`` (its client and index names, nothing else), behind
     ``server.limits.Guard``: bodies up to ``max_body`` bytes, the loopback names and
     ``allowed_hosts`` as ``Host``, security headers on every answer; work admitted and timed
     by ``server.admission`` with ``limits``; all bodies held at once under ``max_bodies``
-    bytes (default: four at ``max_body``)."""
+    bytes (default: four at ``max_body``); a body must arrive within ``body_timeout``
+    seconds, a request's line and headers stay under ``max_header_bytes``."""
     app = FastAPI(
         title="bookdup",
         summary="Editions, partial duplicates and translations of books (read-only)",
@@ -450,7 +473,14 @@ def create_app(
         return FileResponse(str(static / "index.html"), media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
-    return Guard(app, max_body, allowed_hosts, bodies=max_bodies)
+    return Guard(
+        app,
+        max_body,
+        allowed_hosts,
+        bodies=max_bodies,
+        body_timeout=body_timeout,
+        max_header_bytes=max_header_bytes,
+    )
 
 
 __all__ = ["SECURITY_HEADERS", "create_app"]

@@ -10,6 +10,12 @@
   cross-origin POST (curl and programs send no ``Origin``);
 - the body is read here, up to the limit: a declared ``Content-Length`` over it, or a chunked
   body that grows past it, is a 413 before the app sees a byte; a malformed length is a 400;
+- a request with more than ``MAX_HEADERS`` header lines, or whose line and headers pass
+  ``max_header_bytes``, is a 431 (uvicorn refuses the ones still incomplete at that size:
+  ``server.protocol``);
+- the body must arrive within ``body_timeout`` seconds of the request's headers: a client
+  trickling its body is answered 408 and its connection closed (uvicorn's own timeouts, set
+  by ``bookdup serve``, bound the headers and idle connections: ``server.protocol``);
 - the bodies held at once, all requests together, stay under ``bodies`` bytes (``BodyBudget``):
   300 clients each sending 25 MB must not hold 7.5 GB; a body that would pass it is a 429 with
   ``Retry-After``, and its bytes are given back when its request ends.
@@ -17,7 +23,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
@@ -39,10 +47,17 @@ SECURITY_HEADERS = {
     ),
 }
 _SECURITY = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+log = logging.getLogger("bookdup.server")
 #: Host names accepted without ``--allowed-host`` (with any port).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: Methods that change nothing and start no heavy work: no Origin check.
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+#: Header lines a request may carry (uvicorn bounds their bytes: ``--max-header-kb``).
+MAX_HEADERS = 100
+#: Seconds a request's whole body may take to arrive (``bookdup serve --body-timeout``).
+DEFAULT_BODY_TIMEOUT_S = 30.0
+#: Bytes of a request's line and headers (``bookdup serve --max-header-kb``).
+DEFAULT_MAX_HEADER_BYTES = 16 * 1024
 
 
 def host_name(host: str) -> str:
@@ -53,6 +68,12 @@ def host_name(host: str) -> str:
     if host.count(":") == 1:
         return host.split(":")[0]
     return host
+
+
+def header_bytes(scope: Scope) -> int:
+    """About the bytes of a request's line and headers as sent."""
+    line = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 16
+    return line + sum(len(k) + len(v) + 4 for k, v in scope.get("headers") or [])
 
 
 def _default_port(scheme: str) -> str:
@@ -94,9 +115,12 @@ async def respond(send: Send, status: int, error: str, headers: Iterable = ()) -
     await send({"type": "http.response.body", "body": body})
 
 
-def _with_security_headers(send: Send) -> Send:
+def _with_security_headers(send: Send, started: list[bool]) -> Send:
+    """``send`` adding the security headers; ``started[0]`` becomes True with the answer."""
+
     async def wrapped(message: Message) -> None:
         if message["type"] == "http.response.start":
+            started[0] = True
             present = {k.lower() for k, _v in message.get("headers", [])}
             extra = [(k, v) for k, v in _SECURITY if k not in present]
             message["headers"] = [*message.get("headers", []), *extra]
@@ -132,8 +156,9 @@ BODY_RETRY_AFTER_S = 1
 
 class Guard:
     """ASGI middleware: security headers on every answer, Host allow-list, same-origin POSTs,
-    the body limit (``limit`` bytes) and the budget of all bodies held at once (``bodies``
-    bytes; by default four bodies at the limit)."""
+    the body limit (``limit`` bytes), the time a body may take to arrive (``body_timeout``
+    seconds) and the budget of all bodies held at once (``bodies`` bytes; by default four
+    bodies at the limit)."""
 
     def __init__(
         self,
@@ -141,9 +166,13 @@ class Guard:
         limit: int,
         allowed_hosts: Iterable[str] = (),
         bodies: int | None = None,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT_S,
+        max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
     ) -> None:
         self.app = app
+        self.max_header_bytes = max_header_bytes
         self.limit = limit
+        self.body_timeout = body_timeout
         self.allowed = {host_name(h) for h in (*LOOPBACK_HOSTS, *allowed_hosts)}
         self.budget = BodyBudget(4 * limit if bodies is None else bodies)
 
@@ -151,7 +180,19 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        send = _with_security_headers(send)
+        started = [False]
+        send = _with_security_headers(send, started)
+        try:
+            await self._guarded(scope, receive, send)
+        except Exception as exc:
+            # the app answers its own errors (then re-raises them: logged here); one raised
+            # before any answer is a bug in front of it: JSON with the headers, not
+            # uvicorn's plain-text 500
+            log.error("internal error: %s", type(exc).__name__, exc_info=exc)
+            if not started[0]:
+                await respond(send, 500, "internal error")
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self._refusal(scope)
         if refusal:
             await respond(send, *refusal)
@@ -165,6 +206,10 @@ class Guard:
             self.budget.give_back(len(body))
 
     def _refusal(self, scope: Scope) -> tuple[int, str] | None:
+        if len(scope.get("headers") or []) > MAX_HEADERS:
+            return 431, f"more than {MAX_HEADERS} header lines"
+        if header_bytes(scope) > self.max_header_bytes:
+            return 431, f"request line and headers over {self.max_header_bytes:,} bytes"
         headers: dict[bytes, bytes] = {}
         for key, value in scope.get("headers") or []:
             if key in headers and key in (b"host", b"content-length", b"origin"):
@@ -207,8 +252,19 @@ class Guard:
     async def _read_chunks(self, receive: Receive, send: Send, chunks: list[bytes]) -> bytes | None:
         """Reads into ``chunks`` only what the budget gave."""
         seen = 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.body_timeout
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0))
+            except TimeoutError:
+                await respond(
+                    send,
+                    408,
+                    f"the request body did not arrive within {self.body_timeout:g} s",
+                    [(b"connection", b"close")],
+                )
+                return None
             if message["type"] != "http.request":
                 return None  # http.disconnect: nobody to answer
             chunk = message.get("body", b"")

@@ -143,3 +143,33 @@ def test_real_translations_beat_controls() -> None:
         dictionary=en_de,
     )
     assert egmont is not None and egmont.its == scores[next(iter(pairs))]
+
+
+def test_the_prepared_cache_is_bounded_in_bytes() -> None:
+    """Issue 30: the cache of prepared sequences evicts by bytes, not only by count; the
+    newest entries stay, and so do their hits."""
+    from bookdup import verify
+
+    try:
+        verify.set_cache_limit(max_bytes=10**12, max_entries=10**6)
+        books = [book_of([f"b{b}w{i}" for i in range(2000)]) for b in range(40)]
+        base_entries, base_bytes = verify.cache_usage()
+        for book in books:
+            verify._prepare(book.unique, None)
+        entries, held = verify.cache_usage()
+        assert entries == base_entries + 40
+        one = (held - base_bytes) / 40
+        assert one >= 2000 * 40  # ~44 bytes an item in arrays, plus the bitset
+        verify.set_cache_limit(max_bytes=int(10.5 * one))  # evicts down to 10 now
+        assert verify.cache_usage()[0] == 10 and verify.cache_usage()[1] <= 10.5 * one
+        for book in books:  # each new one evicts the least recently used
+            verify._prepare(book.unique, None)
+            assert verify.cache_usage()[1] <= 10.5 * one
+        assert verify.cache_usage()[0] == 10
+        newest = verify._prepare(books[-1].unique, None)  # a hit: the same object
+        assert verify._prepare(books[-1].unique, None) is newest
+        # count bound still applies under a large byte bound
+        verify.set_cache_limit(max_bytes=10**12, max_entries=5)
+        assert verify.cache_usage()[0] == 5
+    finally:
+        verify.set_cache_limit(verify.DEFAULT_CACHE_BYTES, verify.DEFAULT_CACHE_ENTRIES)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 import uuid
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -30,3 +35,22 @@ def served(es_client, gutenberg):
     es_client.indices.refresh(index=[names.books, names.relations])
     yield names, ReadSide(es_client, names)
     drop_indices(es_client, names)
+
+
+@contextlib.contextmanager
+def serving(config: Any) -> Iterator[int]:
+    """uvicorn with ``config`` (``port=0``: any free one) in a thread; yields its port."""
+    import uvicorn
+
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield int(server.servers[0].sockets[0].getsockname()[1])
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -10,7 +10,12 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from server.app import PUBLIC_BOOK_FIELDS, PUBLIC_RELATION_FIELDS, create_app
+from server.app import (
+    PUBLIC_BOOK_FIELDS,
+    PUBLIC_RELATION_FIELDS,
+    PUBLIC_STORED_FIELDS,
+    create_app,
+)
 from server.limits import SECURITY_HEADERS
 from store.keys import CANDIDATE_KEY_FIELDS
 from tests.fixtures_books import gutenberg_body
@@ -135,6 +140,15 @@ def test_related_and_match_serve_public_fields_only(api, served) -> None:
     for name in INTERNAL:
         assert f'"{name}"' not in matched.text, name
     assert TOM_PART1 in {r["book_id"] for r in matched.json()["relations"]}
+
+
+def test_explain_serves_no_run_id(api, served) -> None:
+    explained = api.get(f"/api/explain?a={TOM}&b={TOM_PART1}")
+    assert explained.status_code == 200, explained.text[:300]
+    stored = explained.json()["stored"]
+    assert stored is not None and stored["relation"]  # the dedup run stored this pair
+    assert set(stored) <= PUBLIC_STORED_FIELDS
+    assert "run_id" not in explained.text and served[0].prefix not in explained.text
 
 
 @pytest.mark.parametrize(

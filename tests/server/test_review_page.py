@@ -10,16 +10,13 @@ to ``artifacts/review_page.png`` (git-ignored) for a person to look at.
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from server.app import create_app
-from tests.server.conftest import TOM, TOM_PART1
+from tests.server.conftest import TOM, TOM_PART1, serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -37,28 +34,13 @@ CHROMIUM_ARGS = (
 )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server_url(served) -> Iterator[str]:
     import uvicorn
 
-    port = free_port()
-    config = uvicorn.Config(create_app(served[1]), host="127.0.0.1", port=port, log_level="error")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    config = uvicorn.Config(create_app(served[1]), host="127.0.0.1", port=0, log_level="error")
+    with serving(config) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")

@@ -47,6 +47,14 @@ def port(served, es_settings) -> Iterator[int]:
         "4",
         "--request-timeout",
         "6",
+        "--header-timeout",
+        "1",
+        "--body-timeout",
+        "1",
+        "--keep-alive",
+        "1",
+        "--max-header-kb",
+        "4",
     ]
     server = subprocess.Popen(command, env=os.environ.copy(), stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30
@@ -171,3 +179,18 @@ def test_a_cross_origin_match_is_refused(port) -> None:
     headers += f"Content-Length: {len(text)}\r\n"
     answer = exchange(port, request("POST", "/api/match", headers=headers, body=text))
     assert "another origin" in error_of(answer, 403)
+
+
+def test_slow_and_idle_clients_are_cut_off(port) -> None:
+    """The serve flags reach uvicorn and the guard (tests/server/test_slow_clients.py has the
+    details): a silent connection is closed, a trickled body is a 408, big headers a 431."""
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+        start = time.monotonic()
+        assert s.recv(100) == b""
+        assert time.monotonic() - start < 5
+    trickle = "Content-Type: text/plain\r\nContent-Length: 1000\r\n"
+    answer = exchange(port, request("POST", "/api/match", headers=trickle, body=b"word "))
+    assert "did not arrive" in error_of(answer, 408)
+    big = "X-Big: " + "a" * 5000 + "\r\n"
+    answer = exchange(port, request("GET", "/api/search?q=alice", headers=big))
+    assert "4,096 bytes" in error_of(answer, 431)
