@@ -16,6 +16,7 @@ crashed pool is replaced, a few times at most; then the job goes on in-process.
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -67,11 +68,12 @@ class Verifier(Protocol):
     def close(self) -> None: ...
 
 
-class Closing:
+class Closing(ABC):
     """``with verifier:`` closes it on any error or interrupt."""
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """Stop the workers."""
 
     def __enter__(self) -> Self:
         return self
