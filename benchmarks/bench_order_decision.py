@@ -100,9 +100,9 @@ def main() -> None:
     related = sum(d[0] != "UNRELATED" for d in old)
     translations = sum(d[0] == "TRANSLATION" for d in old)
     print(
-        f"RESULT pairs {len(pairs)} (related {related}, translations {translations}); "
-        f"verify full {t_old:.1f} s, sequential {t_new:.1f} s (x{t_old / max(t_new, 1e-9):.1f}); "
-        f"decisions differing {len(differ)}"
+        f"RESULT pairs={len(pairs)} related={related} translations={translations} "
+        f"full_verify_s={t_old:.1f} fast_verify_s={t_new:.1f} "
+        f"speedup_x={t_old / max(t_new, 1e-9):.2f} decisions_differing={len(differ)}"
     )
 
 

@@ -13,7 +13,8 @@ Taking the best of 31 windows lifts the unrelated pairs' z a little (multiple te
 the 1,998 unrelated cross-language pairs of the real books the maximum moves from 4.1 to
 about 5 (docs/EVALUATION.md), which the classifier's TRANSLATION edges allow for.
 
-Each window costs one bit-parallel LCS over the restricted items (~1K); the shuffles that
+Every window's |LCS| comes from the compiled kernel (``bookdup.bitlcs``): the windows that
+start at the same item are read off one pass over the bigger book's items; the shuffles that
 calibrate a null (8 LCS each) are run for one window only, the one whose estimated z is the
 highest (``scan_windows``).
 """
@@ -24,9 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
-from rapidfuzz.distance import LCSseq
 
-from bookdup.lcs import encode_ranks
+from bookdup.bitlcs import Pattern, lcs_ranges, lcs_stream, range_counts
 from bookdup.orderstat import OrderEvidence, lis_null_mean, lis_null_sd, shuffled_evidence
 
 __all__ = ["WINDOW_FRACTIONS", "ScanInput", "scan_windows", "windows"]
@@ -76,31 +76,14 @@ def _restricted(
 
 
 def _calibrated(gx: np.ndarray, cx: np.ndarray, cy: np.ndarray, lcs: int, n: int) -> OrderEvidence:
-    sy = encode_ranks(cy)
-    return shuffled_evidence(
-        lcs,
-        n,
-        gx,
-        lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
-        seed=lcs * 7919 + n,
-    )
+    pattern = Pattern(cy)
+    return shuffled_evidence(lcs, n, gx, lambda o: lcs_stream(pattern, cx[o]), seed=lcs * 7919 + n)
 
 
 def _pairs(cx: np.ndarray, cy: np.ndarray, k: int) -> int:
     """Matching (x item, y item) pairs: what chance alignments are drawn from when items
     repeat (n distinct items give n pairs; the null |LCS| grows like 2·sqrt(pairs))."""
     return int((np.bincount(cx, minlength=k).astype(np.int64) * np.bincount(cy, minlength=k)).sum())
-
-
-def _ceiling(whole_lcs: int, nx: int, ny: int, shared: int) -> float:
-    """The highest estimate a window could reach, before its LCS is computed.
-
-    A window's |LCS| is at most the whole pair's and at most either restricted side's
-    length; its null mean is at least the distinct-item one of its ``shared`` items. A window
-    whose ceiling cannot beat the best so far (or the floor) cannot change the result, so
-    skipping its LCS is lossless: on unrelated translated pairs most big windows go here.
-    """
-    return (min(whole_lcs, nx, ny) - lis_null_mean(shared)) / lis_null_sd(shared)
 
 
 def scan_windows(
@@ -118,32 +101,33 @@ def scan_windows(
     """
     on_x = data.nx >= data.ny
     pos, n = (data.gx, data.nx) if on_x else (data.py, data.ny)
+    stream, fixed = (data.cx, data.cy) if on_x else (data.cy, data.cx)
     k = int(max(data.cx.max(initial=-1), data.cy.max(initial=-1))) + 1
     whole_mean = whole.null_mean if whole.shuffles else lis_null_mean(whole.n)
     lift = whole_mean / max(lis_null_mean(_pairs(data.cx, data.cy, k)), 1.0)
     limit = max(whole.z, floor if floor is not None else -np.inf)
-    best: tuple[float, tuple[int, int], tuple[np.ndarray, ...], int, int] | None = None
-    for start, end in windows(n):
-        if (start, end) == (0, n):
-            continue
-        inside = (pos >= start) & (pos < end)
-        if on_x:
-            gx, cx, cy = data.gx[inside], data.cx[inside], data.cy
-        else:
-            gx, cx, cy = data.gx, data.cx, data.cy[inside]
-        gx, cx, cy, shared = _restricted(gx, cx, cy, k)
-        bar = limit if best is None else max(limit, best[0])
-        if shared == 0 or _ceiling(whole.lcs, cx.size, cy.size, shared) <= bar:
-            continue
-        lcs = int(LCSseq.similarity(encode_ranks(cx), encode_ranks(cy)))
-        mean = max(lis_null_mean(shared), lift * lis_null_mean(_pairs(cx, cy, k)))
-        estimate = (lcs - mean) / lis_null_sd(shared)
+    spans = [w for w in windows(n) if w != (0, n)]
+    bounds = np.array(spans, dtype=np.int64).reshape(-1, 2)
+    lo, hi = np.searchsorted(pos, bounds[:, 0]), np.searchsorted(pos, bounds[:, 1])
+    shared, pairs = range_counts(stream, np.bincount(fixed, minlength=k), lo, hi)
+    lcs = lcs_ranges(Pattern(fixed, k), stream, lo, hi)
+    best: tuple[float, int] | None = None
+    for i in np.flatnonzero(shared).tolist():
+        mean = max(lis_null_mean(int(shared[i])), lift * lis_null_mean(int(pairs[i])))
+        estimate = (int(lcs[i]) - mean) / lis_null_sd(int(shared[i]))
         if best is None or estimate > best[0]:
-            best = (estimate, (start, end), (gx, cx, cy), lcs, shared)
+            best = (estimate, i)
     if best is None or best[0] <= limit:
         return whole
-    _, (start, end), (gx, cx, cy), lcs, shared = best
-    evidence = _calibrated(gx, cx, cy, lcs, shared)
+    j = best[1]
+    inside = slice(lo[j], hi[j])
+    if on_x:
+        gx, cx, cy = data.gx[inside], data.cx[inside], data.cy
+    else:
+        gx, cx, cy = data.gx, data.cx, data.cy[inside]
+    gx, cx, cy, _ = _restricted(gx, cx, cy, k)
+    evidence = _calibrated(gx, cx, cy, int(lcs[j]), int(shared[j]))
     if evidence.z <= whole.z:
         return whole
+    start, end = spans[j]
     return replace(evidence, window=("x" if on_x else "y", start / n, end / n))

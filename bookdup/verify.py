@@ -26,8 +26,8 @@ from functools import cache, cached_property, lru_cache
 from typing import Protocol
 
 import numpy as np
-from rapidfuzz.distance import LCSseq
 
+from bookdup.bitlcs import Pattern, lcs_stream
 from bookdup.boilerplate import verbatim_runs
 from bookdup.dictionary import Dictionary
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
@@ -490,15 +490,15 @@ def _verify_general(
         kx, ky = ~mask[0][a.groups[px]], ~mask[1][b.groups[py]]
         px, cx, py, cy = px[kx], cx[kx], py[ky], cy[ky]
     shared = int(np.intersect1d(cx, cy).size)
-    sx, sy = encode_ranks(cx), encode_ranks(cy)
-    lcs = int(LCSseq.similarity(sx, sy)) if sx and sy else 0
+    pattern = Pattern(cy, ia.size)
+    lcs = lcs_stream(pattern, cx)
     evidence = order_evidence(lcs, shared)  # an upper bound: repeats only add chance matches
     data = ScanInput(a.groups[px], cx, py, cy, nx, ny)
     if min_z is None or evidence.z >= min_z:
         gx, seed = a.groups[px], lcs * 7919 + shared
 
         def of_order(o: np.ndarray) -> int:
-            return int(LCSseq.similarity(encode_ranks(cx[o]), sy))
+            return lcs_stream(pattern, cx[o])
 
         if min_z is not None and max_z is not None:
             evidence = _decided_order(lcs, shared, gx, of_order, seed, data, min_z, max_z)
@@ -510,7 +510,7 @@ def _verify_general(
 
     @cache
     def aligned() -> tuple[np.ndarray, np.ndarray]:
-        return align_restricted(px, py, sx, sy)
+        return align_restricted(px, py, encode_ranks(cx), encode_ranks(cy))
 
     def align() -> tuple[np.ndarray, np.ndarray]:
         ax, ay = aligned()

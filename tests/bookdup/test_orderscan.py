@@ -7,7 +7,7 @@ from rapidfuzz.distance import LCSseq
 
 from bookdup.lcs import encode_ranks
 from bookdup.orderscan import ScanInput, scan_windows, windows
-from bookdup.orderstat import order_evidence
+from bookdup.orderstat import OrderEvidence, order_evidence
 
 
 def test_windows_cover_every_size_half_overlapping() -> None:
@@ -77,21 +77,74 @@ def _partly_translated(rng: np.random.Generator, part_size: int, noise_size: int
     return big, small[np.sort(first)]
 
 
-def test_skipping_windows_by_their_ceiling_changes_no_result(monkeypatch) -> None:
-    """The ceiling check only skips windows that could not have won: the scan with it gives
-    the same evidence as the scan that computes every window's LCS, related or not."""
-    import bookdup.orderscan as orderscan
+def _reference_scan(data: ScanInput, whole, floor: float | None = None):
+    """The scan as first written: every window cut out and restricted on its own, its |LCS|
+    from rapidfuzz, its best window calibrated through rapidfuzz too."""
+    from dataclasses import replace
 
+    from bookdup.orderscan import _pairs, _restricted
+    from bookdup.orderstat import lis_null_mean, lis_null_sd, shuffled_evidence
+
+    on_x = data.nx >= data.ny
+    pos, n = (data.gx, data.nx) if on_x else (data.py, data.ny)
+    k = int(max(data.cx.max(initial=-1), data.cy.max(initial=-1))) + 1
+    whole_mean = whole.null_mean if whole.shuffles else lis_null_mean(whole.n)
+    lift = whole_mean / max(lis_null_mean(_pairs(data.cx, data.cy, k)), 1.0)
+    limit = max(whole.z, floor if floor is not None else -np.inf)
+    best = None
+    for start, end in windows(n):
+        if (start, end) == (0, n):
+            continue
+        inside = (pos >= start) & (pos < end)
+        if on_x:
+            gx, cx, cy = data.gx[inside], data.cx[inside], data.cy
+        else:
+            gx, cx, cy = data.gx, data.cx, data.cy[inside]
+        gx, cx, cy, shared = _restricted(gx, cx, cy, k)
+        if shared == 0:
+            continue
+        lcs = int(LCSseq.similarity(encode_ranks(cx), encode_ranks(cy)))
+        mean = max(lis_null_mean(shared), lift * lis_null_mean(_pairs(cx, cy, k)))
+        estimate = (lcs - mean) / lis_null_sd(shared)
+        if best is None or estimate > best[0]:
+            best = (estimate, (start, end), (gx, cx, cy), lcs, shared)
+    if best is None or best[0] <= limit:
+        return whole
+    _, (start, end), (gx, cx, cy), lcs, shared = best
+    sy = encode_ranks(cy)
+    evidence = shuffled_evidence(
+        lcs,
+        shared,
+        gx,
+        lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)),
+        seed=lcs * 7919 + shared,
+    )
+    if evidence.z <= whole.z:
+        return whole
+    return replace(evidence, window=("x" if on_x else "y", start / n, end / n))
+
+
+def test_the_compiled_scan_equals_the_window_by_window_scan() -> None:
+    """Windows read off shared passes of the compiled kernel give the evidence of cutting
+    out every window and aligning it alone, related or not, windows on x or on y."""
     rng = np.random.default_rng(3)
     cases = [_partly_translated(rng, 50 + 10 * i, 300 + 20 * i, i % 3) for i in range(40)]
-    pruned = [_scan(big, small) for big, small in cases]
-    monkeypatch.setattr(orderscan, "_ceiling", lambda *args: np.inf)
-    full = [_scan(big, small) for big, small in cases]
-    assert pruned == full
-    assert sum(window is not None for _, _, window in full) >= 10  # windows won often
+    won = 0
+    for big, small in cases:
+        for x, y in ((big, small), (small, big)):
+            shared = np.intersect1d(x, y)
+            px, py = np.flatnonzero(np.isin(x, shared)), np.flatnonzero(np.isin(y, shared))
+            cx, cy = np.searchsorted(shared, x[px]), np.searchsorted(shared, y[py])
+            lcs = int(LCSseq.similarity(encode_ranks(cx), encode_ranks(cy)))
+            whole = order_evidence(lcs, int(shared.size))
+            data = ScanInput(px, cx, py, cy, x.size, y.size)
+            got = scan_windows(data, whole)
+            assert got == _reference_scan(data, whole)
+            won += got.window is not None
+    assert won >= 20  # windows won often
 
 
-def _general_scan(rng: np.random.Generator, floor: float | None):
+def _general_scan(rng: np.random.Generator) -> tuple[ScanInput, OrderEvidence]:
     """The verifier's translated path: x's items repeat (several source words, one
     translation), the whole pair's null calibrated by shuffling, an optional floor."""
     from bookdup.orderstat import shuffled_evidence
@@ -113,18 +166,17 @@ def _general_scan(rng: np.random.Generator, floor: float | None):
     whole = shuffled_evidence(
         lcs, shared, gx, lambda o: int(LCSseq.similarity(encode_ranks(cx[o]), sy)), seed=lcs
     )
-    return scan_windows(ScanInput(gx, cx, py, cy, 5000, cy.size), whole, floor)
+    return ScanInput(gx, cx, py, cy, 5000, cy.size), whole
 
 
-def test_the_ceiling_is_lossless_with_repeated_items_shuffled_nulls_and_floors(monkeypatch):
+def test_the_compiled_scan_equals_it_with_repeated_items_shuffled_nulls_and_floors() -> None:
     """The same with items repeating on x, as a translated book's do, and the verifier's
     floors: every field of the evidence, the window included, is unchanged."""
-    import bookdup.orderscan as orderscan
-
-    seeds = [(seed, floor) for seed in range(12) for floor in (None, 4.0, 9.0)]
-    pruned = [_general_scan(np.random.default_rng(s), f) for s, f in seeds]
-    monkeypatch.setattr(orderscan, "_ceiling", lambda *args: np.inf)
-    full = [_general_scan(np.random.default_rng(s), f) for s, f in seeds]
-    assert pruned == full
-    assert sum(e.window is not None for e in full) >= 5  # windows won often ...
-    assert sum(e.window is None for e in full) >= 5  # ... and lost (unrelated pairs)
+    found = []
+    for seed in range(12):
+        for floor in (None, 4.0, 9.0):
+            data, whole = _general_scan(np.random.default_rng(seed))
+            found.append(scan_windows(data, whole, floor))
+            assert found[-1] == _reference_scan(data, whole, floor)
+    assert sum(e.window is not None for e in found) >= 5  # windows won often ...
+    assert sum(e.window is None for e in found) >= 5  # ... and lost (unrelated pairs)
