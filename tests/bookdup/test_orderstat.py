@@ -143,3 +143,33 @@ def test_sequential_evidence_stops_early_only_when_the_side_is_sure() -> None:
     lcs, gx, lcs_of = _translated_in_order()
     seq = sequential_evidence(lcs, 200, gx, lcs_of, below=6.0, above=12.0)
     assert seq.verdict == "above" and seq.evidence.shuffles == 1 and seq.evidence.z > 40
+
+
+def test_effective_n_is_the_smallest_size_reaching_the_mean() -> None:
+    from bookdup.orderstat import _effective_n, lis_null_mean
+
+    rng = np.random.default_rng(5)
+    means = [*rng.uniform(1.0, 400.0, 500), *(lis_null_mean(n) for n in range(1, 3000, 7))]
+    for mean in means:
+        n = _effective_n(float(mean))
+        assert lis_null_mean(n) >= mean
+        assert n == 1 or lis_null_mean(n - 1) < mean
+
+
+def test_shuffles_of_runs_lay_out_the_groups_as_the_sort_does() -> None:
+    """Groups in runs (the verifier's case) take the O(n) layout; the orders are those of
+    sorting by (shuffled group, position), shuffle for shuffle, so every z is unchanged."""
+    from bookdup.orderstat import _shuffled_lcs
+
+    rng = np.random.default_rng(0)
+    for seed in range(100):
+        groups = np.sort(rng.integers(0, 50, int(rng.integers(2, 300))))
+        fast: list[np.ndarray] = []
+        stream = _shuffled_lcs(groups, lambda o, seen=fast: seen.append(o) or 0, seed)
+        ref = np.random.default_rng(seed)
+        ids = np.unique(groups)
+        rank = np.searchsorted(ids, groups)
+        for _ in range(4):
+            next(stream)
+            key = ref.permutation(ids.size)[rank]
+            assert np.array_equal(fast[-1], np.lexsort((np.arange(groups.size), key)))
