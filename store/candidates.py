@@ -183,11 +183,21 @@ def sample_terms(
     return [f"{h:08x}" for h in pool[pool % np.uint32(modulus) == 0].tolist()]
 
 
+@dataclass(frozen=True)
+class TermWeights:
+    """Translated hashes (distinct, ascending) and the weight of each (``translation_weights``):
+    arrays, not a dict, because a translated book holds tens of thousands of them."""
+
+    hashes: np.ndarray
+    weights: np.ndarray
+
+
 def heaviest_terms(
-    weights: dict[int, float], stop: np.ndarray, target: int, modulus: int
-) -> list[str]:
+    weights: TermWeights, stop: np.ndarray, target: int, modulus: int
+) -> tuple[list[str], list[float]]:
     """The ``target`` heaviest hashes of ``weights`` (ties: the smaller hash first) among those
-    divisible by ``modulus`` (the indexed field's sample) and not in sorted ``stop``, as hex.
+    divisible by ``modulus`` (the indexed field's sample) and not in sorted ``stop``, as hex,
+    with their weights.
 
     For translated stem queries: an English book's 1,177 unique-word stems translate into
     76,592 German stems (the stem lexicon merges every headword of a stem, compounds
@@ -198,14 +208,11 @@ def heaviest_terms(
     most specific evidence. On the 80 real books (benchmarks/bench_translation_candidates.py)
     each true translation's best rank was 7 at worst, against 16 and one miss for the sample.
     """
-    if not weights:
-        return []
-    hashes = np.fromiter(weights, dtype=np.uint32, count=len(weights))
-    w = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
+    hashes, w = weights.hashes, weights.weights
     keep = (hashes % np.uint32(modulus) == 0) & ~isin_sorted(hashes, stop)
     hashes, w = hashes[keep], w[keep]
     order = np.lexsort((hashes, -w))[:target]
-    return [f"{h:08x}" for h in hashes[order].tolist()]
+    return [f"{h:08x}" for h in hashes[order].tolist()], w[order].tolist()
 
 
 def _counting_query(
@@ -243,13 +250,13 @@ def translation_weights(
     source: np.ndarray,
     kept: np.ndarray | None = None,
     kept_weight: float = 1.0,
-) -> dict[int, float]:
+) -> TermWeights:
     """Weight of each translated hash: 1 / (translations of its source word), the largest
     when two source words give the same hash. ``source[i]`` is the source word of ``hashes[i]``
     (``bookdup.translate.translate_with_source``); ``kept[j]`` says source word ``j`` had no
     translation and stands as it is: it weighs ``kept_weight``."""
     if hashes.size == 0:
-        return {}
+        return TermWeights(np.zeros(0, dtype=np.uint32), np.zeros(0))
     per_word = np.bincount(source)
     weight = 1.0 / per_word[source]
     if kept is not None:
@@ -257,8 +264,8 @@ def translation_weights(
     order = np.lexsort((-weight, hashes))  # by hash, the heaviest first
     first = np.ones(order.size, dtype=bool)
     first[1:] = hashes[order][1:] != hashes[order][:-1]
-    kept = order[first]
-    return dict(zip(hashes[kept].tolist(), weight[kept].tolist(), strict=True))
+    heaviest = order[first]
+    return TermWeights(hashes[heaviest], weight[heaviest])
 
 
 def candidate_body(
@@ -429,7 +436,7 @@ class CandidateSearcher:
         f: BookFeatures,
         hashes: np.ndarray,
         language: str | None,
-        weights: dict[int, float] | None = None,
+        weights: TermWeights | None = None,
         *,
         stems: bool = False,
         other_languages: bool = False,
@@ -437,12 +444,18 @@ class CandidateSearcher:
         """Books sharing sampled unique-word (or stem) hashes: all books, those of
         ``language``, or with ``other_languages`` those not in ``f``'s language."""
         p = self.params
+        picked_weights: list[float] | None = None
         if stems and weights is not None:
-            picked = heaviest_terms(weights, self.stop.stems, p.target_query_terms, STEM_MODULUS)
+            picked, picked_weights = heaviest_terms(
+                weights, self.stop.stems, p.target_query_terms, STEM_MODULUS
+            )
         elif stems:
             picked = sample_terms(hashes, self.stop.stems, p.target_query_terms, STEM_MODULUS)
         else:
             picked = sample_terms(hashes, self.stop.uniq, p.target_query_terms)
+        if weights is not None and picked_weights is None:
+            at = np.searchsorted(weights.hashes, np.array([int(t, 16) for t in picked], np.uint32))
+            picked_weights = weights.weights[at].tolist()
         return candidate_body(
             f.book_id,
             STEMS_FIELD if stems else UNIQ_FIELD,
@@ -451,7 +464,7 @@ class CandidateSearcher:
             p.max_translation_candidates if language else p.max_candidates,
             language=language,
             exclude_language=f.language if other_languages else None,
-            weights=None if weights is None else [weights[int(t, 16)] for t in picked],
+            weights=picked_weights,
             idf=p.idf_translations and language is not None,
         )
 

@@ -62,12 +62,22 @@ def test_capped_candidates_break_ties_by_book_id_not_document_order(es_client, i
     assert candidates.hits_with_scores(first) == [(b, 3.0) for b in books[:5]]
 
 
+def _as_dict(weights: candidates.TermWeights) -> dict[int, float]:
+    assert np.all(np.diff(weights.hashes.astype(np.int64)) > 0)  # distinct, ascending
+    return dict(zip(weights.hashes.tolist(), weights.weights.tolist(), strict=True))
+
+
 def test_translation_weights_share_one_unit_per_source_word() -> None:
     # word 0 has three translations (5, 6, 7), word 1 one (5 again), word 2 is kept as is (9)
     hashes = np.array([5, 6, 7, 5, 9], dtype=np.uint32)
     source = np.array([0, 0, 0, 1, 2])
-    assert candidates.translation_weights(hashes, source) == {5: 1.0, 6: 1 / 3, 7: 1 / 3, 9: 1.0}
-    assert candidates.translation_weights(hashes[:0], source[:0]) == {}
+    assert _as_dict(candidates.translation_weights(hashes, source)) == {
+        5: 1.0,
+        6: 1 / 3,
+        7: 1 / 3,
+        9: 1.0,
+    }
+    assert _as_dict(candidates.translation_weights(hashes[:0], source[:0])) == {}
 
 
 def test_an_untranslated_word_weighs_less_than_any_translation() -> None:
@@ -77,9 +87,9 @@ def test_an_untranslated_word_weighs_less_than_any_translation() -> None:
     source = np.array([0, 0, 0, 1, 2])
     kept = np.array([False, False, True])
     weights = candidates.translation_weights(hashes, source, kept, 0.05)
-    assert weights == {5: 1.0, 6: 1 / 3, 7: 1 / 3, 9: 0.05}
+    assert _as_dict(weights) == {5: 1.0, 6: 1 / 3, 7: 1 / 3, 9: 0.05}
     picked = candidates.heaviest_terms(weights, np.zeros(0, np.uint32), 3, 1)
-    assert picked == [f"{h:08x}" for h in (5, 6, 7)]
+    assert picked == ([f"{h:08x}" for h in (5, 6, 7)], [1.0, 1 / 3, 1 / 3])
 
 
 def test_weighted_query_ranks_by_weight_and_floors_on_count(es_client, index_names):
@@ -117,11 +127,15 @@ def test_sample_respects_the_indexed_modulus() -> None:
 
 
 def test_heaviest_terms_take_the_most_specific_indexed_keys() -> None:
-    weights = {10: 1.0, 12: 0.5, 14: 1.0, 16: 0.25, 7: 1.0, 18: 1.0}
+    table = {7: 1.0, 10: 1.0, 12: 0.5, 14: 1.0, 16: 0.25, 18: 1.0}
+    weights = candidates.TermWeights(
+        np.array(list(table), dtype=np.uint32), np.array(list(table.values()))
+    )
     stop = np.array([18], dtype=np.uint32)
     # 7 is odd (not indexed at modulus 2), 18 is a stop key; ties go to the smaller hash
-    assert heaviest_terms(weights, stop, 3, 2) == ["0000000a", "0000000e", "0000000c"]
-    assert heaviest_terms({}, stop, 3, 2) == []
+    assert heaviest_terms(weights, stop, 3, 2) == (["0000000a", "0000000e", "0000000c"], [1.0, 1.0, 0.5])
+    none = candidates.translation_weights(np.zeros(0, np.uint32), np.zeros(0, np.int64))
+    assert heaviest_terms(none, stop, 3, 2) == ([], [])
 
 
 class _NoLexicons:
