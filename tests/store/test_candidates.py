@@ -133,7 +133,8 @@ def test_heaviest_terms_take_the_most_specific_indexed_keys() -> None:
     )
     stop = np.array([18], dtype=np.uint32)
     # 7 is odd (not indexed at modulus 2), 18 is a stop key; ties go to the smaller hash
-    assert heaviest_terms(weights, stop, 3, 2) == (["0000000a", "0000000e", "0000000c"], [1.0, 1.0, 0.5])
+    picked = (["0000000a", "0000000e", "0000000c"], [1.0, 1.0, 0.5])
+    assert heaviest_terms(weights, stop, 3, 2) == picked
     none = candidates.translation_weights(np.zeros(0, np.uint32), np.zeros(0, np.int64))
     assert heaviest_terms(none, stop, 3, 2) == ([], [])
 
