@@ -23,7 +23,7 @@ from tests.server.conftest import serving
 
 #: Examples per operation and generation mode: enough to reach every parameter's edges (empty,
 #: too long, wrong type, missing) in a bounded run; the issue's unbounded probe sent ~30,000.
-EXAMPLES = 50
+EXAMPLES = 100
 
 
 #: Refusals of schema-valid requests that are the API's design, each a constraint no OpenAPI
