@@ -11,20 +11,37 @@ whose pages are the texts sent to ``POST /api/match``. The mix: collapsed search
 of a book's opening text, as bench_read.py), related books, explain of related pairs, a few
 SVG pictures and matches of a page or two. The server's RSS, threads and open files are read
 from /proc every ``--sample-s``. Prints the figures and ends with one ``RESULT …`` line.
+
+``--hostile`` (issue 30): the measured clients send searches and related lookups only, while
+another process attacks the server beside them: ``--heavy-clients`` keep-alive clients sending
+matches of ~100 KB and explain pictures back to back (far beyond ``--max-heavy``, never
+honouring ``Retry-After``), and ``--slow-clients`` sockets trickling a header or a body a few
+bytes at a time, reconnecting whenever the server closes them. It reports search and related
+p95 under that load, the share of the heavy overflow answered 429/503 and how fast, what the
+slow clients got, and the RSS growth; ``--stop-node PORT`` then stops that node
+(``bookdup es down``) and times one request per endpoint (503 within 10 s is the contract).
+
+    python benchmarks/soak_serve.py --quick --hostile --stop-node 9360
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
+import multiprocessing
 import os
 import random
 import re
+import socket
+import subprocess
 import sys
 import threading
 import time
 import urllib.parse
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -109,6 +126,145 @@ def build_mix(client, names: IndexNames, corpus: Path, seed: int) -> list[Call]:
     return mix
 
 
+#: The measured clients' mix in ``--hostile`` mode: the cheap reads the attack must not slow.
+READS = {"search": 50, "related": 50}
+
+
+def hostile_calls(mix: list[Call]) -> tuple[list[Call], list[Call]]:
+    """(reads, heavy) of ``--hostile``: the mix's searches and related lookups, READS per
+    hundred; its explain pictures as PNG and matches of ~100 KB (pages of the mix's texts)."""
+    rng = random.Random(7)
+    by = {kind: [c for c in mix if c.kind == kind] for kind in MIX}
+    reads = [rng.choice(by[kind]) for kind, weight in READS.items() for _ in range(weight * 10)]
+    texts = [c.body for c in by["match"] if c.body]
+    big = [b"\n\f".join(rng.sample(texts, len(texts)))[:100_000] for _ in range(10)]
+    heavy = [Call("match", "/api/match", "POST", body) for body in big]
+    heavy += [Call("plot", c.path.replace("format=svg", "format=png")) for c in by["plot_svg"]]
+    return reads, heavy
+
+
+def heavy_load(port: int, calls: list[Call], clients: int, stop: float) -> dict[str, Any]:
+    """``clients`` threads sending ``calls`` back to back until ``stop`` (monotonic): every
+    answer's status by kind, and how long refusals (429/503) took."""
+    statuses: Counter[str] = Counter()
+    refusal_ms: list[float] = []
+    lock = threading.Lock()
+
+    def loop(seed: int) -> None:
+        rng = random.Random(seed)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        while time.monotonic() < stop:
+            call = rng.choice(calls)
+            headers = {"Content-Type": call.content_type} if call.body is not None else {}
+            t0 = time.perf_counter()
+            try:
+                conn.request(call.method, call.path, body=call.body, headers=headers)
+                response = conn.getresponse()
+                response.read()
+                status = str(response.status)
+            except (OSError, http.client.HTTPException) as exc:
+                status = type(exc).__name__
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            with lock:
+                statuses[f"{call.kind}:{status}"] += 1
+                if status in ("429", "503"):
+                    refusal_ms.append((time.perf_counter() - t0) * 1000)
+        conn.close()
+
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"statuses": dict(statuses), "refusal_ms": refusal_ms}
+
+
+def slow_load(port: int, clients: int, stop: float) -> dict[str, int]:
+    """``clients`` sockets, half trickling a header line, half a 100-KB match body, one byte
+    (header) or ten (body) per socket every 0.5 s; a socket the server answers or closes is
+    counted by what it got and opened again."""
+    head = b"GET /api/search?q=a HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 100_000
+    body = (
+        b"POST /api/match HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
+        b"Content-Length: 100000\r\n\r\n"
+    )
+    got: Counter[str] = Counter()
+
+    def opened(i: int) -> list[Any] | None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        except OSError:
+            got["connect_failed"] += 1
+            return None
+        sock.setblocking(False)
+        if i % 2:  # the body's headers at once, then the body slowly
+            sock.sendall(body)
+            return [sock, b"w " * 50_000, 10]
+        return [sock, head, 1]
+
+    socks = [opened(i) for i in range(clients)]
+    while time.monotonic() < stop:
+        for i, entry in enumerate(socks):
+            if entry is None:
+                socks[i] = opened(i)
+                continue
+            sock, rest, step = entry
+            try:
+                answer = sock.recv(4096)
+                outcome = answer.split(b" ", 2)[1].decode() if answer else "closed"
+            except BlockingIOError:  # nothing yet: send a little more
+                try:
+                    sock.send(rest[:step])
+                    entry[1] = rest[step:]
+                    continue
+                except OSError:
+                    outcome = "closed"
+            except (OSError, IndexError):
+                outcome = "closed"
+            got[f"{'body' if i % 2 else 'header'}:{outcome}"] += 1
+            sock.close()
+            socks[i] = opened(i)
+        time.sleep(0.5)
+    for entry in socks:
+        if entry is not None:
+            entry[0].close()
+    return dict(got)
+
+
+def attack(port: int, heavy: list[Call], args: argparse.Namespace, out: Any) -> None:
+    """The hostile load (its own process, so its threads do not slow the measuring ones)."""
+    stop = time.monotonic() + args.seconds
+    slow: dict[str, int] = {}
+    trickler = threading.Thread(
+        target=lambda: slow.update(slow_load(port, args.slow_clients, stop)), daemon=True
+    )
+    trickler.start()
+    result = heavy_load(port, heavy, args.heavy_clients, stop)
+    trickler.join()
+    out.put({**result, "slow": slow})
+
+
+def node_down(port: int, es_port: int, calls: dict[str, Call]) -> dict[str, tuple[str, float]]:
+    """Stop the node on ``es_port`` and time one request of each kind: (status, seconds)."""
+    subprocess.run(["bookdup", "es", "down", "--port", str(es_port)], check=True)
+    answers = {}
+    for kind, call in calls.items():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        headers = {"Content-Type": call.content_type} if call.body is not None else {}
+        t0 = time.monotonic()
+        try:
+            conn.request(call.method, call.path, body=call.body, headers=headers)
+            response = conn.getresponse()
+            response.read()
+            status = str(response.status)
+        except (OSError, http.client.HTTPException) as exc:
+            status = type(exc).__name__
+        answers[kind] = (status, time.monotonic() - t0)
+        conn.close()
+    return answers
+
+
 def proc_figures(pid: int) -> tuple[float, int, int] | None:
     """(RSS MB, threads, open files) of a live process, None once it is gone."""
     try:
@@ -187,6 +343,12 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sample-s", type=float, default=10)
+    parser.add_argument("--hostile", action="store_true", help="reads under attack (issue 30)")
+    parser.add_argument("--heavy-clients", type=int, default=130, help="with --hostile")
+    parser.add_argument("--slow-clients", type=int, default=300, help="with --hostile")
+    parser.add_argument(
+        "--stop-node", type=int, default=None, metavar="PORT", help="with --hostile: at the end"
+    )
     add_quick(parser, prefix="benchread-200", seconds=60, clients=10)
     args = parse_args(parser)
 
@@ -196,6 +358,13 @@ def main() -> None:
     corpus = args.corpus or default_corpus(args.prefix, args.workdir)
     mix = build_mix(client, names, corpus, args.seed)
     log(f"mix of {len(mix)} requests: {json.dumps(MIX)}")
+    heavy: list[Call] = []
+    if args.hostile:
+        mix, heavy = hostile_calls(mix)
+        log(
+            f"hostile: reads {json.dumps(READS)} measured beside {args.heavy_clients} heavy "
+            f"clients (matches of 100 KB, PNG pictures) and {args.slow_clients} slow clients"
+        )
     server_log = args.workdir / f"soak_serve-{args.prefix}.stderr"
     with server_log.open("wb") as err:
         proc = serve(names, args.port, stderr=err)
@@ -205,8 +374,21 @@ def main() -> None:
         f"bookdup serve pid {proc.pid} on port {args.port}; {args.clients} clients for "
         f"{args.seconds:.0f} s"
     )
+    hostile: dict[str, Any] = {}
+    down: dict[str, tuple[str, float]] = {}
     try:
+        if args.hostile:
+            fork = multiprocessing.get_context("fork")
+            out = fork.Queue()
+            attacker = fork.Process(target=attack, args=(args.port, heavy, args, out))
+            attacker.start()
         load = http_load(args.port, mix, args.clients, args.seconds)
+        if args.hostile:
+            hostile = out.get(timeout=300)
+            attacker.join()
+        if args.hostile and args.stop_node is not None:
+            kinds = {c.kind: c for c in [*mix, *heavy]}
+            down = node_down(args.port, args.stop_node, kinds)
     finally:
         sampler.done.set()
         sampler.join()
@@ -258,7 +440,38 @@ def main() -> None:
         server_log_lines=len(errors_log),
         load1=load_avg().split()[0],
     )
+    result["rss_growth_mb"] = round(end_mb - (rss_all[0] if rss_all else 0.0), 1)
+    if args.hostile:
+        result.update(hostile_figures(hostile, down, args))
     print("RESULT " + " ".join(f"{k}={v}" for k, v in result.items()))
+
+
+def hostile_figures(
+    hostile: dict[str, Any], down: dict[str, tuple[str, float]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """Print what the attackers got; the RESULT fields of ``--hostile``."""
+    statuses: dict[str, int] = hostile["statuses"]
+    log(f"heavy clients' answers: {json.dumps(statuses, sort_keys=True)}")
+    log(f"slow clients' answers: {json.dumps(hostile['slow'], sort_keys=True)}")
+    served = sum(n for k, n in statuses.items() if k.endswith(":200"))
+    refused = sum(n for k, n in statuses.items() if k.endswith((":429", ":503")))
+    overflow = sum(statuses.values()) - served
+    refusal_p50, refusal_p95 = percentiles(hostile["refusal_ms"] or [0.0])
+    figures: dict[str, Any] = {
+        "heavy_clients": args.heavy_clients,
+        "slow_clients": args.slow_clients,
+        "heavy_served": served,
+        "heavy_overflow": overflow,
+        "overflow_429_503_share": round(refused / overflow, 3) if overflow else 1.0,
+        "refusal_p95_ms": round(refusal_p95),
+        "slow_cut_off": sum(n for k, n in hostile["slow"].items() if not k.startswith("conn")),
+    }
+    for kind, (status, seconds) in down.items():
+        log(f"node stopped: {kind} answered {status} in {seconds:.1f} s")
+    if down:
+        figures["node_down_statuses"] = ",".join(sorted({s for s, _ in down.values()}))
+        figures["node_down_max_s"] = round(max(t for _, t in down.values()), 1)
+    return figures
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from typing import Annotated, Any
 
 from elasticsearch import ApiError, ConnectionTimeout, TransportError
 from fastapi import FastAPI, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -66,6 +67,17 @@ MAX_ID_BYTES = 512
 #: Suffixes an uploaded file may keep (the readers pick the format from it).
 UPLOAD_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".xml", ".html", ".htm", ".hocr"}
 BookId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)]
+#: A path's book id: the same 1–512 characters, stated in the document (byte length is checked
+#: in _check_id: JSON Schema counts characters).
+PathBookId = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS)]
+#: A character that is not whitespace to ``str.split`` (what query.search strips), spelled out:
+#: a regex's ``\S`` differs between engines (JSON Schema's ECMA one keeps ``\x1c``–``\x1f``).
+NOT_BLANK = "[^\\t-\\r\\x1c- \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+#: A query: some words, at most 500 characters. The document states that it is not blank;
+#: query.search refuses a blank one itself, with a message that says so.
+SearchQuery = Annotated[
+    str, Query(max_length=500, json_schema_extra={"minLength": 1, "pattern": NOT_BLANK})
+]
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -147,6 +159,10 @@ def _safe_name(filename: str | None) -> tuple[str, str]:
     return stem, suffix if suffix in UPLOAD_SUFFIXES else ".txt"
 
 
+#: The fields of a multipart match request.
+MATCH_FORM_FIELDS = frozenset({"file", "text"})
+
+
 class UnsupportedCharset(ValueError):
     """A declared charset Python cannot decode (answered 415)."""
 
@@ -197,6 +213,9 @@ async def _book_reader(request: Request) -> Callable[[], Any]:
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind == "multipart/form-data":
         form = await request.form(max_files=1, max_fields=4)
+        unknown = sorted(set(form.keys()) - MATCH_FORM_FIELDS)
+        if unknown:  # as the document says (additionalProperties: false)
+            raise BadRequest(f"unknown form field {unknown[0][:40]!r}: send 'file' or 'text'")
         upload, text = form.get("file"), form.get("text")
         if isinstance(upload, UploadFile):
             data, filename = await upload.read(), upload.filename
@@ -330,6 +349,9 @@ MATCH_BODY = {
         "multipart/form-data": {
             "schema": {
                 "type": "object",
+                # a file or a text: a form with neither, or with another field, is a 400
+                "anyOf": [{"required": ["file"]}, {"required": ["text"]}],
+                "additionalProperties": False,
                 "properties": {
                     "file": {"type": "string", "format": "binary"},
                     "text": {"type": "string"},
@@ -349,7 +371,7 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         responses=_answers(*COMMON),
     )
     async def api_search(
-        q: Annotated[str, Query(max_length=500)] = "",
+        q: SearchQuery,
         collapse: Annotated[str, Query(pattern="^(edition|work|none)$")] = "edition",
         page: Annotated[int, Query(ge=1, le=1000)] = 1,
         per_page: Annotated[int, Query(ge=1, le=100)] = 10,
@@ -373,7 +395,7 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         summary="Other editions and translations",
         responses=_answers(*COMMON, 404),
     )
-    async def api_related(book_id: str) -> dict[str, Any]:
+    async def api_related(book_id: PathBookId) -> dict[str, Any]:
         _check_id(book_id)
         found = await admit.read(related, rs.client, names.books, names.relations, book_id)
         return public(found)

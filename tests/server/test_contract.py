@@ -6,11 +6,14 @@ lists what the server answers."""
 from __future__ import annotations
 
 import json
+import re
+import sys
 
 import pytest
 from fastapi.testclient import TestClient
 
 from server.app import (
+    NOT_BLANK,
     PUBLIC_BOOK_FIELDS,
     PUBLIC_RELATION_FIELDS,
     PUBLIC_STORED_FIELDS,
@@ -280,3 +283,30 @@ def test_every_answer_is_in_the_openapi_document(api) -> None:
         seen.setdefault((path, method), set()).add(response.status_code)
     assert all(200 in statuses for statuses in seen.values()), seen
     assert {s for statuses in seen.values() for s in statuses} >= {200, 400, 403, 404, 413, 415}
+
+
+def test_the_document_states_the_limits_schemathesis_found(api) -> None:
+    """What tests/server/test_schemathesis.py found the document allowed and the server
+    refused: a missing or blank query, a path id over 512 characters, a form's other fields."""
+    spec = api.get("/openapi.json").json()
+    (q,) = [p for p in spec["paths"]["/api/search"]["get"]["parameters"] if p["name"] == "q"]
+    assert q["required"] and q["schema"]["minLength"] == 1 and q["schema"]["pattern"] == NOT_BLANK
+    (book_id,) = spec["paths"]["/api/books/{book_id}/related"]["get"]["parameters"]
+    assert book_id["schema"]["maxLength"] == 512
+    form = spec["paths"]["/api/match"]["post"]["requestBody"]["content"]["multipart/form-data"]
+    assert form["schema"]["additionalProperties"] is False
+    for url in ("/api/search", "/api/search?q=%20%1E", "/api/search?q=" + "a" * 501):
+        refused(api.get(url), 400)
+    upload = {"file": ("alice.txt", "\n".join(gutenberg_body(ALICE)[:300]).encode())}
+    extra = api.post("/api/match", files=upload, data={"note": "x"})
+    assert "unknown form field 'note'" in refused(extra, 400)
+    assert api.post("/api/match", files=upload).status_code == 200
+
+
+def test_not_blank_is_what_str_split_keeps() -> None:
+    """The document's NOT_BLANK refuses exactly the characters str.split() splits at (a lone
+    U+001E passed a backslash-S pattern and was refused as an empty query)."""
+    pattern = re.compile(NOT_BLANK)
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        assert bool(pattern.fullmatch(char)) is not char.isspace(), hex(code)
