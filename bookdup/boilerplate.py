@@ -39,6 +39,7 @@ __all__ = [
     "drop_positions",
     "frequent_df",
     "verbatim_runs",
+    "verbatim_runs_sorted",
 ]
 
 #: A verbatim run: at least this many identical unique words in the same order ...
@@ -173,11 +174,26 @@ def verbatim_runs(
     consecutive aligned items are more than ``max_gap`` positions apart in either sequence;
     a run of ``min_run`` items or more masks its whole span in both sequences.
     """
-    mx, my = np.zeros(hx.size, bool), np.zeros(hy.size, bool)
     if hx.size == 0 or hy.size == 0:
-        return mx, my
+        return np.zeros(hx.size, bool), np.zeros(hy.size, bool)
     ox, oy = np.argsort(hx, kind="stable"), np.argsort(hy, kind="stable")
-    sx, sy = hx[ox], hy[oy]
+    return verbatim_runs_sorted(ox, hx[ox], oy, hy[oy], min_run=min_run, max_gap=max_gap)
+
+
+def verbatim_runs_sorted(
+    ox: np.ndarray,
+    sx: np.ndarray,
+    oy: np.ndarray,
+    sy: np.ndarray,
+    *,
+    min_run: int = MIN_RUN,
+    max_gap: int = MAX_GAP,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``verbatim_runs`` from each sequence's stable argsort ``o`` and sorted items ``s``
+    (the verifier keeps both per book, so a pair does not sort its books again)."""
+    mx, my = np.zeros(sx.size, bool), np.zeros(sy.size, bool)
+    if sx.size == 0 or sy.size == 0:
+        return mx, my
     pos = np.minimum(np.searchsorted(sy, sx), sy.size - 1)
     hit = sy[pos] == sx
     ix, iy = ox[hit], oy[pos[hit]]

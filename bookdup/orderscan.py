@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -86,6 +87,13 @@ def _pairs(cx: np.ndarray, cy: np.ndarray, k: int) -> int:
     return int((np.bincount(cx, minlength=k).astype(np.int64) * np.bincount(cy, minlength=k)).sum())
 
 
+@lru_cache(maxsize=4096)
+def _spans(n: int) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The windows a scan reads (all but the whole), as tuples and as a [start, end] array."""
+    spans = [w for w in windows(n) if w != (0, n)]
+    return spans, np.array(spans, dtype=np.int64).reshape(-1, 2)
+
+
 def scan_windows(
     data: ScanInput, whole: OrderEvidence, floor: float | None = None
 ) -> OrderEvidence:
@@ -106,8 +114,7 @@ def scan_windows(
     whole_mean = whole.null_mean if whole.shuffles else lis_null_mean(whole.n)
     lift = whole_mean / max(lis_null_mean(_pairs(data.cx, data.cy, k)), 1.0)
     limit = max(whole.z, floor if floor is not None else -np.inf)
-    spans = [w for w in windows(n) if w != (0, n)]
-    bounds = np.array(spans, dtype=np.int64).reshape(-1, 2)
+    spans, bounds = _spans(n)
     lo, hi = np.searchsorted(pos, bounds[:, 0]), np.searchsorted(pos, bounds[:, 1])
     shared, pairs = range_counts(stream, np.bincount(fixed, minlength=k), lo, hi)
     lcs = lcs_ranges(Pattern(fixed, k), stream, lo, hi)

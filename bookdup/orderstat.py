@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,7 @@ TW_SD = 0.9018
 FINITE_N_MEAN = 0.5
 
 
+@lru_cache(maxsize=1 << 16)
 def lis_null_mean(n: int) -> float:
     """Expected LIS of a uniform random permutation of ``n`` (BDJ asymptotics, exact at 0, 1)."""
     if n <= 1:
@@ -62,6 +64,7 @@ def lis_null_mean(n: int) -> float:
     return max(1.0, 2.0 * math.sqrt(n) + TW_MEAN * n ** (1.0 / 6.0) + FINITE_N_MEAN)
 
 
+@lru_cache(maxsize=1 << 16)
 def lis_null_sd(n: int) -> float:
     """Standard deviation of that LIS (Tracy–Widom scale n^(1/6)); at least 0.5 for tiny n."""
     return max(0.5, TW_SD * max(n, 1) ** (1.0 / 6.0))
@@ -129,8 +132,10 @@ def _shuffled_lcs(
         # permuted order directly, O(n) instead of a sort
         start = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
         length = np.diff(np.r_[start, groups.size])
+        order = np.empty(start.size, dtype=np.int64)
+        ranks = np.arange(start.size)
         while True:
-            order = np.argsort(rng.permutation(start.size))
+            order[rng.permutation(start.size)] = ranks  # the inverse: argsort of a permutation
             size = length[order]
             base = np.repeat(start[order] - (np.cumsum(size) - size), size)
             yield lcs_of_order(base + np.arange(groups.size))

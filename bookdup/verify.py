@@ -28,7 +28,7 @@ from typing import Protocol
 import numpy as np
 
 from bookdup.bitlcs import Pattern, lcs_stream
-from bookdup.boilerplate import verbatim_runs
+from bookdup.boilerplate import verbatim_runs_sorted
 from bookdup.dictionary import Dictionary
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
 from bookdup.orderscan import ScanInput, scan_windows
@@ -350,7 +350,7 @@ def verify_pair(
     With a dictionary, fa's unique words are translated (dictionary.source -> target, which
     should be fb's language) and the general LCS is used; |X| stays fa's unique-word count
     (TRANS Table 1). Text the two books share verbatim in runs (front or back matter in a
-    third language, ``bookdup.boilerplate.verbatim_runs``) is left out of a translated pair.
+    third language, ``bookdup.boilerplate.verbatim_runs_sorted``) is left out of a translated pair.
     ``min_z``: the order statistic (``bookdup.orderstat``) a pair must be able to reach; the
     shuffles that calibrate it are only run for pairs that might. A returned Verification may
     still score below the thresholds.
@@ -382,7 +382,10 @@ def verify_pair(
     if dictionary is None and a.distinct and b.distinct:
         contexts = (getattr(fa.unique, "context", None), getattr(fb.unique, "context", None))
         return _verify_distinct(a, b, ia, ib, nx, ny, contexts)
-    mask = verbatim_runs(fa.unique.hashes, fb.unique.hashes) if dictionary is not None else None
+    mask = None
+    if dictionary is not None:
+        rx, ry = _prepare(fa.unique, None), _prepare(fb.unique, None)
+        mask = verbatim_runs_sorted(rx.order, rx.hashes[rx.order], ry.order, ry.hashes[ry.order])
     return _verify_general(a, b, ia, ib, nx, ny, mask, min_z, max_z)
 
 
