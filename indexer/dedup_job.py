@@ -15,6 +15,7 @@ a full run. Every write is idempotent (relation ids are ``a|b``), so a killed ru
 
 from __future__ import annotations
 
+import resource
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from indexer.pipeline import prefetch
 from indexer.verify_pool import Verifier, open_verifier
 from store.bulk import Action, bulk_write
 from store.locks import JobLock
+from store.nodestats import cluster_cpu_seconds
 from store.retry import with_retries
 from store.runs import (
     RunRecorder,
@@ -147,7 +149,8 @@ class _RelationStream:
 
     Timers are per stage and exclude each other: ``search_s`` the searches themselves,
     ``search_wait_s`` the part of them verification did not hide, ``verify_s`` verification
-    and classification only (the bulk writes the stream feeds are not inside it).
+    and classification only (the bulk writes the stream feeds are not inside it). CPU times
+    (``*_cpu_s``, `_CpuLedger`) say where the cores went while those clocks ran.
     """
 
     def __init__(self, run: DedupRun, summary: DedupSummary, total: int, progress: Progress | None):
@@ -167,6 +170,7 @@ class _RelationStream:
         for found, waited in batches:
             self.summary.add_time("search_wait_s", waited)
             self.summary.add_time("search_s", found.seconds)
+            self.summary.add_time("search_cpu_s", found.cpu_seconds)
             yield from self._settle(found)
 
     def _settle(self, found: CandidateBatch) -> Iterator[Action]:
@@ -196,7 +200,7 @@ class _RelationStream:
 
 def _write_relations(run: DedupRun, summary: DedupSummary, stream: _RelationStream) -> None:
     """Stages 1–5 through the bulk writer; refused writes are reported as skipped."""
-    for timer in ("search_s", "search_wait_s", "verify_s"):
+    for timer in ("search_s", "search_cpu_s", "search_wait_s", "verify_s"):
         summary.timings.setdefault(timer, 0.0)
     started = time.monotonic()
     report = bulk_write(run.client, stream.actions(), chunk_size=500)
@@ -273,7 +277,7 @@ def _run_stages(
     """Stages 0–7 under the lock, timed."""
     summary = DedupSummary(run_id=recorder.run_id)
     summary.resumed_from = resume_after_interrupted(client, names, "dedup", recorder.run_id)
-    started = time.monotonic()
+    started, cpu = time.monotonic(), _CpuLedger.start(client)
     run = prepare(client, names, params, recorder.run_id, since_time)
     failpoint("dedup.prepared")
     summary.books, summary.max_df, summary.stop_terms = (
@@ -304,7 +308,40 @@ def _run_stages(
     )
     summary.timings["cluster_s"] = time.monotonic() - cluster_started
     summary.timings["total_s"] = time.monotonic() - started
+    summary.timings.update(cpu.spent(client))
     return summary
+
+
+@dataclass(frozen=True)
+class _CpuLedger:
+    """CPU seconds at a job's start: of this process (every thread), of its finished child
+    processes (the verification workers, counted once the pool is closed) and of the
+    cluster's nodes (None when they do not say)."""
+
+    driver: float
+    children: float
+    node: float | None
+
+    @staticmethod
+    def start(client: Elasticsearch) -> _CpuLedger:
+        return _CpuLedger(time.process_time(), _children_cpu(), cluster_cpu_seconds(client))
+
+    def spent(self, client: Elasticsearch) -> dict[str, float]:
+        """``driver_cpu_s``, ``workers_cpu_s`` and ``node_cpu_s`` (the cluster's CPU during
+        the run, whatever else it served meanwhile) since the start."""
+        out = {
+            "driver_cpu_s": time.process_time() - self.driver,
+            "workers_cpu_s": _children_cpu() - self.children,
+        }
+        node = cluster_cpu_seconds(client)
+        if node is not None and self.node is not None:
+            out["node_cpu_s"] = node - self.node
+        return out
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _record(recorder: RunRecorder, summary: DedupSummary) -> None:

@@ -123,18 +123,20 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
 
 @dataclass(frozen=True)
 class CandidateBatch:
-    """A batch's candidate pairs (a < b, possibly repeated) and the time the searches took."""
+    """A batch's candidate pairs (a < b, possibly repeated), the time the searches took and
+    the CPU time of this process they took (building the queries, reading the answers)."""
 
     batch: QueryBatch
     pairs: list[tuple[str, str]]
     seconds: float
+    cpu_seconds: float = 0.0
 
 
 def find_candidates(run: DedupRun, batch: QueryBatch) -> CandidateBatch:
     """Stage 2: one ``_msearch`` of term queries for the whole batch."""
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.thread_time()
     pairs = list(run.searcher.candidates(batch.books))
-    return CandidateBatch(batch, pairs, time.monotonic() - started)
+    return CandidateBatch(batch, pairs, time.monotonic() - started, time.thread_time() - cpu)
 
 
 @dataclass(frozen=True)

@@ -182,6 +182,11 @@ def test_a_pool_of_workers_finds_what_one_process_finds(es_client, deduped) -> N
     assert (two.relations, two.verified_pairs) == (one.relations, one.verified_pairs)
     assert two.verify_fallbacks == one.verify_fallbacks == 0
     assert clusters(es_client, names) == ids
+    # where the cores went: in one process the driver verified, with a pool the workers did
+    t1, t2 = one.timings, two.timings
+    assert t1["workers_cpu_s"] == 0 < t2["workers_cpu_s"]
+    assert 0 < t1["search_cpu_s"] <= t1["driver_cpu_s"]
+    assert t1["node_cpu_s"] > 0 and t2["node_cpu_s"] > 0  # the node answered the searches
 
 
 def test_incremental_dedup_equals_a_full_run(es_client, index_names, corpus, deduped) -> None:
