@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache, cached_property, lru_cache
 from typing import Protocol
 
+import mmh3
 import numpy as np
 
 from bookdup.bitlcs import Pattern, lcs_stream
@@ -149,7 +150,7 @@ class _Prepared:
     levels: tuple[int, ...]  # bitset of buckets holding >= k + 1 items, k = 0, 1, ...
 
 
-# Prepared sequences by (sequence, dictionary), least recently used first. Bounded in entries
+# Prepared sequences by (content, dictionary), least recently used first. Bounded in entries
 # and in bytes: a prepared translated sequence takes ~0.6 MB, and a dedup job keeps thousands of
 # books alive in its feature cache (unbounded, this held 15 GB at 10K books). 2,048 entries
 # cover the query books of a batch, which is where the reuse is (each meets ~50 candidates);
@@ -160,49 +161,41 @@ DEFAULT_CACHE_ENTRIES = 2048
 DEFAULT_CACHE_BYTES = 2 << 30
 
 
+#: What a prepared sequence is keyed by: a digest of its content (``_content_key``) and the
+#: id of its lexicon (held by the entry, so the id cannot be reused meanwhile).
+_Key = tuple[bytes, int]
+
+
 class _PreparedCache:
     """LRU of prepared sequences, bounded by ``max_entries`` and by ``max_bytes`` (the sum of
-    each entry's ``_nbytes``); entries also leave when their book's hash array is freed."""
+    each entry's ``_nbytes``)."""
 
     def __init__(self, max_entries: int, max_bytes: int) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self.bytes = 0
-        self.items: OrderedDict[
-            tuple[int, int], tuple[weakref.ref, Dictionary | None, _Prepared, int]
-        ] = OrderedDict()
-        # reentrant: a weakref callback (``pop``) may run inside a locked call of this thread
-        self._lock = threading.RLock()
+        self.items: OrderedDict[_Key, tuple[Dictionary | None, _Prepared, int]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.items)
 
-    def put(
-        self,
-        key: tuple[int, int],
-        hashes: np.ndarray,
-        dictionary: Dictionary | None,
-        prepared: _Prepared,
-    ) -> None:
+    def put(self, key: _Key, dictionary: Dictionary | None, prepared: _Prepared) -> None:
         size = _nbytes(prepared)
         with self._lock:
-            self.pop(key)
-            self.items[key] = (weakref.ref(hashes, _evict(key)), dictionary, prepared, size)
+            old = self.items.pop(key, None)
+            if old is not None:
+                self.bytes -= old[2]
+            self.items[key] = (dictionary, prepared, size)
             self.bytes += size
             self._shrink()
-
-    def pop(self, key: tuple[int, int]) -> None:
-        with self._lock:
-            entry = self.items.pop(key, None)
-            if entry is not None:
-                self.bytes -= entry[3]
 
     def _shrink(self) -> None:
         # the newest entry stays even when it alone passes max_bytes: it is in use
         while len(self.items) > 1 and (
             len(self.items) > self.max_entries or self.bytes > self.max_bytes
         ):
-            self.bytes -= self.items.popitem(last=False)[1][3]
+            self.bytes -= self.items.popitem(last=False)[1][2]
 
     def set_limit(self, max_bytes: int | None, max_entries: int | None) -> None:
         with self._lock:
@@ -249,27 +242,49 @@ def _bitset_levels(values: np.ndarray) -> tuple[int, ...]:
     )
 
 
-def _evict(key: tuple[int, int]) -> Callable[[weakref.ref[np.ndarray]], None]:
-    """Weakref callback dropping ``key`` once its hash array is freed (the id may be reused)."""
-    cache = _CACHE  # bound now: the callback may run late in interpreter shutdown
+#: Digests of sequences by the id of their hash array, checked by weak references to it and
+#: to its pages: the same arrays are digested once (a dedup job's feature cache hands out the
+#: same book objects, and a stems view reuses the book's arrays).
+_DIGESTS: dict[int, tuple[weakref.ref[np.ndarray], weakref.ref[np.ndarray], bytes]] = {}
 
-    def evict(_ref: weakref.ref[np.ndarray]) -> None:
-        cache.pop(key)
 
-    return evict
+def _forget(key: int) -> Callable[[weakref.ref[np.ndarray]], None]:
+    digests = _DIGESTS  # bound now: the callback may run late in interpreter shutdown
+
+    def forget(_ref: weakref.ref[np.ndarray]) -> None:
+        digests.pop(key, None)
+
+    return forget
+
+
+def _content_key(u: UniqueSequence) -> bytes:
+    """A digest of what a preparation reads (items, pages, whether words came along): equal for
+    equal books whichever object holds them, so a worker that unpickles new copies of a book
+    with every chunk of pairs still prepares (translates) it once."""
+    hashes, pages = u.hashes, u.pages
+    words = b"w" if getattr(u, "words", None) is not None else b"-"
+    known = _DIGESTS.get(id(hashes))
+    if known is not None and known[0]() is hashes and known[1]() is pages:
+        return known[2] + words
+    digest = mmh3.hash_bytes(np.ascontiguousarray(hashes, dtype=np.uint32).tobytes())
+    digest += mmh3.hash_bytes(np.ascontiguousarray(pages, dtype=np.int32).tobytes())
+    if isinstance(hashes, np.ndarray) and isinstance(pages, np.ndarray):
+        key = id(hashes)
+        _DIGESTS[key] = (weakref.ref(hashes, _forget(key)), weakref.ref(pages), digest)
+    return digest + words
 
 
 def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
-    key = (id(u.hashes), id(dictionary))
+    key = (_content_key(u), id(dictionary))
     # the hit path inline and without the lock: two per verified pair in a dedup job (each
     # dict call is atomic in C)
     hit = _CACHE.items.get(key)
-    if hit is not None and hit[0]() is u.hashes and hit[1] is dictionary:
+    if hit is not None and hit[0] is dictionary:
         try:  # noqa: SIM105 (contextlib.suppress costs ~150 ns here, a third of a hit)
             _CACHE.items.move_to_end(key)
         except KeyError:  # evicted by another thread meanwhile
             pass
-        return hit[2]
+        return hit[1]
     if dictionary is None:
         hashes = np.asarray(u.hashes, dtype=np.uint32)
         pages = np.asarray(u.pages, dtype=np.int32)
@@ -293,7 +308,7 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         groups,
         _bitset_levels(values),
     )
-    _CACHE.put(key, u.hashes, dictionary, prepared)
+    _CACHE.put(key, dictionary, prepared)
     return prepared
 
 

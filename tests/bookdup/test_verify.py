@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -173,3 +173,21 @@ def test_the_prepared_cache_is_bounded_in_bytes() -> None:
         assert verify.cache_usage()[0] == 5
     finally:
         verify.set_cache_limit(verify.DEFAULT_CACHE_BYTES, verify.DEFAULT_CACHE_ENTRIES)
+
+
+def test_the_prepared_cache_knows_a_book_by_its_content() -> None:
+    """Issue 28: a pool worker unpickles new copies of a book with every chunk of pairs; an
+    equal copy is the same cache entry (prepared, translated once), a book with the same words
+    on other pages is not (its pages are part of what is prepared)."""
+    import pickle
+
+    from bookdup import verify
+
+    book = book_of([f"c{i}" for i in range(3000)])
+    first = verify._prepare(book.unique, None)
+    copy = pickle.loads(pickle.dumps(book))
+    assert copy.unique.hashes is not book.unique.hashes
+    assert verify._prepare(copy.unique, None) is first
+    repaginated = replace(book.unique, pages=book.unique.pages + 1)
+    other = verify._prepare(repaginated, None)
+    assert other is not first and np.array_equal(other.pages, first.pages + 1)
