@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["Pattern", "lcs_ranges", "lcs_stream", "range_counts"]
+__all__ = ["Pattern", "lcs_ranges", "lcs_stream", "range_counts", "warm"]
 
 _ONE = np.uint64(1)
 
@@ -172,3 +172,13 @@ def range_counts(
         np.asarray(lo, dtype=np.int64),
         np.asarray(hi, dtype=np.int64),
     )
+
+
+def warm() -> None:
+    """Load (or compile) every kernel now: a process that forks workers after this hands them
+    ready code, where each would spend ~1 s of its own starting numba."""
+    pattern = Pattern(np.array([0, 1], dtype=np.int64), 2)
+    stream = np.array([1, 0], dtype=np.int64)
+    lcs_stream(pattern, stream)
+    lcs_ranges(pattern, stream, np.array([0]), np.array([2]))
+    range_counts(stream, np.array([1, 1]), np.array([0]), np.array([2]))

@@ -22,6 +22,8 @@ from bookdup.compare import describe_relation, verify_features
 from bookdup.dictionary import Dictionary, canonical_direction
 from bookdup.features import BookFeatures
 from bookdup.langid import UNDETERMINED
+from bookdup.stemming import stem_lexicon
+from bookdup.translate import prepare_lexicon
 from bookdup.verify import Verification, detached
 
 #: Below both lower edges of the same-language gate (its, or the order statistic) a pair can
@@ -62,6 +64,21 @@ class PairPlan:
     threshold: float | None
     min_z: float | None = None
     max_z: float | None = DECIDED_Z
+
+
+def prepare_lexicons(lexicons: Lexicons, languages: set[str]) -> None:
+    """Load now every lexicon between ``languages`` with its stem lexicon, both hashed for
+    translating: what a job's queries and plans would load on first use, done before it forks
+    verification workers, which then share them instead of loading their own."""
+    for source in sorted(languages):
+        for target in lexicons.targets(source):
+            dictionary = lexicons.get(source, target) if target in languages else None
+            if dictionary is None:
+                continue
+            prepare_lexicon(dictionary)
+            stemmed = stem_lexicon(dictionary)
+            if stemmed is not None:
+                prepare_lexicon(stemmed)
 
 
 def plan_pair(a: BookFeatures, b: BookFeatures, lexicons: Lexicons) -> PairPlan | None:

@@ -65,6 +65,12 @@ def _lexicon(dictionary: Dictionary) -> _HashedLexicon:
     return lexicon
 
 
+def prepare_lexicon(dictionary: Dictionary) -> None:
+    """Hash ``dictionary`` into the arrays books are translated with, now rather than on the
+    first book (e.g. before forking workers, which then share them)."""
+    _lexicon(dictionary)
+
+
 def translate_unique(
     words: Sequence[str] | None,
     pages: np.ndarray,

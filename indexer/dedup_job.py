@@ -290,7 +290,7 @@ def _run_stages(
     total = count(index=names.books, query=run.selection)["count"] if since_time else None
     stream = _RelationStream(run, summary, summary.books if total is None else total, progress)
     stream.heartbeat = lock.renew
-    pool = open_verifier(params.verify_workers, params.verify_scheduler)
+    pool = open_verifier(params.verify_workers, params.verify_scheduler, run.lexicons)
     try:
         stream.pool = pool
         _write_relations(run, summary, stream)

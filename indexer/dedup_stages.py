@@ -22,6 +22,7 @@ from bookdup.relate import (
     VerifiedPair,
     classify_verified,
     plan_pair,
+    prepare_lexicons,
     stored_direction,
 )
 from indexer.verify_pool import Planned, Verifier, default_verify_workers, verify_here
@@ -83,6 +84,8 @@ def prepare(
     stop = StopLists.from_index(client, names.books, params.candidates)
     lexicons = Dictionaries(params.translations)
     languages = indexed_languages(client, names.books)
+    if params.verify_workers > 1 and params.verify_scheduler is None:
+        prepare_lexicons(lexicons, languages)  # forked verification workers share them
     searcher = CandidateSearcher(client, names.books, params.candidates, stop, lexicons, languages)
     cache = FeatureCache(client, names.books, stop, params.cache_size)
     selection = {"range": {"indexed_at": {"gte": since_time}}} if since_time else None

@@ -23,10 +23,12 @@ from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Protocol, Self
 
+from bookdup.bitlcs import warm
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
 from bookdup.verify import Verification
 from indexer.verify_worker import init_worker, to_task, verify_chunk
+from readers.dictionaries import Dictionaries
 
 __all__ = [
     "MAX_DEFAULT_WORKERS",
@@ -87,14 +89,17 @@ class Closing(ABC):
         self.close()
 
 
-def open_verifier(workers: int, scheduler: str | None = None) -> Verifier:
+def open_verifier(
+    workers: int, scheduler: str | None = None, lexicons: Dictionaries | None = None
+) -> Verifier:
     """The job's verifier: Dask when a ``scheduler`` is named (``local``: a `LocalCluster` of
-    ``workers`` processes; else the address of a running scheduler), else this process pool."""
+    ``workers`` processes; else the address of a running scheduler), else this process pool,
+    whose forked workers share the job's ``lexicons`` (else each loads its own)."""
     if scheduler:
         from indexer.verify_dask import DaskVerifier  # distributed is an optional extra
 
         return DaskVerifier(scheduler, workers)
-    return VerifyPool(workers)
+    return VerifyPool(workers, lexicons=lexicons)
 
 
 def split_planned(planned: Sequence[Planned], parts: int, least: int) -> list[Sequence[Planned]]:
@@ -117,9 +122,15 @@ class VerifyPool(Closing):
     """A process pool for one job's verification; ``workers`` <= 1 verifies in-process."""
 
     def __init__(
-        self, workers: int, chunks_per_worker: int = 8, min_chunk: int = 4, max_restarts: int = 2
+        self,
+        workers: int,
+        chunks_per_worker: int = 8,
+        min_chunk: int = 4,
+        max_restarts: int = 2,
+        lexicons: Dictionaries | None = None,
     ) -> None:
         self.workers = workers
+        self.lexicons = lexicons
         self.chunks_per_worker = chunks_per_worker
         self.min_chunk = min_chunk
         self.restarts_left = max_restarts
@@ -129,9 +140,13 @@ class VerifyPool(Closing):
     def _start(self) -> ProcessPoolExecutor:
         """A pool with its workers forked now: before the job's search thread starts, as the
         index job forks before its own threads (a lock held by a thread at fork time would
-        stay held in the child)."""
+        stay held in the child), with the compiled kernels loaded (`bookdup.bitlcs.warm`) and
+        the job's lexicons handed over, so no worker starts either again."""
+        warm()
         pool = ProcessPoolExecutor(
-            max_workers=self.workers, initializer=init_worker, initargs=(os.getpid(),)
+            max_workers=self.workers,
+            initializer=init_worker,
+            initargs=(os.getpid(), self.lexicons),
         )
         pool.submit(int)  # with fork, the first submit starts every worker
         return pool

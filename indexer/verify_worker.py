@@ -41,11 +41,12 @@ def to_task(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> PairTask:
     return PairTask(a, b, dataclasses.replace(plan, dictionary=None), key)
 
 
-def init_worker(parent: int) -> None:
-    """Pool initializer: die with the job, and load lexicons lazily, once per worker."""
+def init_worker(parent: int, lexicons: Dictionaries | None = None) -> None:
+    """Pool initializer: die with the job; use the job's ``lexicons`` (a forked worker shares
+    what the job loaded), else load lexicons lazily, once per worker."""
     global _LEXICONS
     die_with_parent(parent)
-    _LEXICONS = Dictionaries(True)
+    _LEXICONS = lexicons if lexicons is not None else Dictionaries(True)
 
 
 def _lexicons() -> Dictionaries:
