@@ -35,27 +35,27 @@ def _drop_own_variables(mp: pytest.MonkeyPatch) -> None:
 #: Test packages whose package-scoped fixture indexes and deduplicates real books once.
 SHARED_INDEX_PACKAGES = frozenset({"query", "server"})
 #: Seconds a group took (setup included) in `scripts/run_tests.sh --durations` on 2026-11-26,
-#: 2 cores. The groups are handed out heaviest first: with ``--dist loadgroup`` the wall time is
-#: the busiest worker's sum, and a long group begun last runs alone at the end. Groups not named
-#: here are short; they follow in collection order.
+#: 2 cores (the two packages: alone in 3 workers, grouped). The groups are handed out heaviest
+#: first: with ``--dist loadgroup`` the wall time is the busiest worker's sum, and a long group
+#: begun last runs alone at the end. Groups not named here are short; they follow in
+#: collection order.
 GROUP_SECONDS = {
     "indexer/test_node_killed.py": 300,
     "devnode/test_localnode.py": 140,
     "devnode/test_cluster.py": 130,
+    "server": 115,
     "cli/test_eval_cmd.py": 105,
     "store/test_connection.py": 85,
     "store/test_backpressure.py": 80,
     "indexer/test_dedup_job.py": 75,
     "store/test_candidates_generated.py": 70,
     "bookdup/test_order_decision.py": 63,
-    "server": 60,
     "readers/test_dictionaries.py": 50,
     "store/test_candidates_real.py": 50,
     "cli/test_cli_data_safety.py": 48,
-    "store/test_secured.py": 45,
+    "query": 45,
     "indexer/test_faults.py": 40,
     "indexer/test_translations_real.py": 37,
-    "query": 35,
 }
 
 
