@@ -11,7 +11,9 @@ data="${BOOKDUP_TEST_ES_DATA:-${TMPDIR:-/tmp}/bookdup-test-es-$port}"
 es8_version="${BOOKDUP_TEST_ES8_VERSION:-8.19.21}"
 es8_port=$((port + 20))
 # pytest-xdist workers: the suite mostly waits (node starts, retry budgets, jobs in
-# subprocesses), so more workers than the 2 cores pay; BOOKDUP_TEST_WORKERS=0 runs in-process
+# subprocesses), so more workers than the 2 cores pay; BOOKDUP_TEST_WORKERS=0 runs in-process.
+# --dist loadgroup: a module (or an index-sharing package) per worker, the heaviest groups
+# first; the groups, their order and the scheduler that keeps them are in tests/conftest.py
 workers="${BOOKDUP_TEST_WORKERS:-3}"
 
 # Each pass: a node on one port (transport on port + 100), pytest against it, the node down.

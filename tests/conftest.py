@@ -25,8 +25,6 @@ OWN_PREFIX = "BOOKDUP_"
 #: Fixtures whose use means a test talks to the suite's node: such tests are marked ``es``,
 #: so the quick tier (`make check`: ``-m "not es"``) runs everything else without a node.
 NODE_FIXTURES = frozenset({"es_client", "es_settings"})
-#: Test packages whose package-scoped fixture indexes and deduplicates real books once.
-SHARED_INDEX_PACKAGES = frozenset({"query", "server"})
 
 
 def _drop_own_variables(mp: pytest.MonkeyPatch) -> None:
@@ -34,21 +32,80 @@ def _drop_own_variables(mp: pytest.MonkeyPatch) -> None:
         mp.delenv(name)
 
 
+#: Test packages whose package-scoped fixture indexes and deduplicates real books once.
+SHARED_INDEX_PACKAGES = frozenset({"query", "server"})
+#: Seconds a group took (setup included) in `scripts/run_tests.sh --durations` on 2026-11-26,
+#: 2 cores (the two packages: alone in 3 workers, grouped). The groups are handed out heaviest
+#: first: with ``--dist loadgroup`` the wall time is the busiest worker's sum, and a long group
+#: begun last runs alone at the end. Groups not named here are short; they follow in
+#: collection order.
+GROUP_SECONDS = {
+    "indexer/test_node_killed.py": 300,
+    "devnode/test_localnode.py": 140,
+    "devnode/test_cluster.py": 130,
+    "server": 115,
+    "cli/test_eval_cmd.py": 105,
+    "store/test_connection.py": 85,
+    "store/test_backpressure.py": 80,
+    "indexer/test_dedup_job.py": 75,
+    "store/test_candidates_generated.py": 70,
+    "bookdup/test_order_decision.py": 63,
+    "readers/test_dictionaries.py": 50,
+    "store/test_candidates_real.py": 50,
+    "cli/test_cli_data_safety.py": 48,
+    "query": 45,
+    "indexer/test_faults.py": 40,
+    "indexer/test_translations_real.py": 37,
+}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reaches the suite's node through a fixture; tests that start
-    nodes of their own or read ELASTICSEARCH_URL directly carry ``pytestmark = es``."""
+    nodes of their own or read ELASTICSEARCH_URL directly carry ``pytestmark = es``. Then
+    order the tests by group, heaviest group first (``GROUP_SECONDS``)."""
     for item in items:
         if NODE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.es)
-        item.add_marker(pytest.mark.xdist_group(_group(item)))
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(_group(item.nodeid), i)
+
+    def cost(item: pytest.Item) -> tuple[int, int]:
+        group = _group(item.nodeid)
+        return -GROUP_SECONDS.get(group, 0), first[group]
+
+    items.sort(key=cost)
 
 
-def _group(item: pytest.Item) -> str:
+def _group(nodeid: str) -> str:
     """The unit `make test` hands to one worker (``--dist loadgroup``): a module, or a whole
     package where a package-scoped fixture indexes real books, so each index is built once."""
-    path = Path(str(item.fspath)).relative_to(REPO / "tests")
-    shared = path.parts[0] in SHARED_INDEX_PACKAGES
-    return path.parts[0] if shared else path.as_posix()
+    path = Path(nodeid.split("::")[0])
+    parts = path.parts[1:] if path.parts[0] == "tests" else path.parts
+    return parts[0] if parts[0] in SHARED_INDEX_PACKAGES else "/".join(parts)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the xdist controller: keep the groups in the order the workers collected them
+    (heaviest first, above) instead of reordering them by their number of tests."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadgroup`` with our groups (``_group``). pytest-xdist 3.8 would read them
+    from ``xdist_group`` marks copied into each test's id, which pytest 9.2's ids no longer
+    take: every test was then scheduled alone — a module's private node started in each
+    worker, the package indexes built up to three times."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid)
+
+    return ModuleGroups(config, log)
 
 
 @pytest.fixture(scope="session", autouse=True)
