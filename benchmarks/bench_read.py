@@ -121,6 +121,18 @@ class Call:
     body: bytes | None = None
     content_type: str = "text/plain; charset=utf-8"
 
+    def send(self, conn: http.client.HTTPConnection) -> tuple[str, bool]:
+        """Send this request on ``conn`` and read the answer: (its status, or the exception's
+        name; whether the connection failed and should be replaced)."""
+        headers = {"Content-Type": self.content_type} if self.body is not None else {}
+        try:
+            conn.request(self.method, self.path, body=self.body, headers=headers)
+            response = conn.getresponse()
+            response.read()
+            return str(response.status), False
+        except (OSError, http.client.HTTPException) as exc:
+            return type(exc).__name__, True
+
 
 def http_load(
     port: int, calls: Sequence[str | Call], clients: int, seconds: float
@@ -143,17 +155,13 @@ def http_load(
         bad: Counter[str] = Counter()
         while time.monotonic() < stop:
             call = rng.choice(mix)
-            headers = {"Content-Type": call.content_type} if call.body is not None else {}
             t0 = time.perf_counter()
-            try:
-                conn.request(call.method, call.path, body=call.body, headers=headers)
-                response = conn.getresponse()
-                response.read()
-                status = "" if 200 <= response.status < 300 else str(response.status)
-            except (OSError, http.client.HTTPException) as exc:
-                status = type(exc).__name__
+            status, failed = call.send(conn)
+            if failed:
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            elif status.startswith("2"):
+                status = ""
             ms = (time.perf_counter() - t0) * 1000
             mine.append((time.monotonic() - began, call.kind, ms, not status))
             if status:

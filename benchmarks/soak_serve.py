@@ -155,15 +155,9 @@ def heavy_load(port: int, calls: list[Call], clients: int, stop: float) -> dict[
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         while time.monotonic() < stop:
             call = rng.choice(calls)
-            headers = {"Content-Type": call.content_type} if call.body is not None else {}
             t0 = time.perf_counter()
-            try:
-                conn.request(call.method, call.path, body=call.body, headers=headers)
-                response = conn.getresponse()
-                response.read()
-                status = str(response.status)
-            except (OSError, http.client.HTTPException) as exc:
-                status = type(exc).__name__
+            status, failed = call.send(conn)
+            if failed:
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             with lock:
@@ -251,15 +245,8 @@ def node_down(port: int, es_port: int, calls: dict[str, Call]) -> dict[str, tupl
     answers = {}
     for kind, call in calls.items():
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        headers = {"Content-Type": call.content_type} if call.body is not None else {}
         t0 = time.monotonic()
-        try:
-            conn.request(call.method, call.path, body=call.body, headers=headers)
-            response = conn.getresponse()
-            response.read()
-            status = str(response.status)
-        except (OSError, http.client.HTTPException) as exc:
-            status = type(exc).__name__
+        status, _ = call.send(conn)
         answers[kind] = (status, time.monotonic() - t0)
         conn.close()
     return answers
