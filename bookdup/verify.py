@@ -592,8 +592,8 @@ def _restrict(
 
     The positions of each shared value are gathered from the book's cached grouping (``order``
     split at ``starts``), so the cost follows the restricted length (~1K items), not the
-    translated sequence (~20K); the small codes are later written as str, rapidfuzz's fastest
-    input (``encode_ranks``).
+    translated sequence (~20K); the small codes index the compiled kernel's match table
+    (``bookdup.bitlcs``) directly.
     """
     out = []
     for p, idx in ((a, ia), (b, ib)):
