@@ -134,6 +134,28 @@ class Call:
             return type(exc).__name__, True
 
 
+class Client:
+    """One keep-alive connection to the server on ``port``, replaced when a request breaks it."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.conn = self._connect()
+
+    def _connect(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+
+    def send(self, call: Call) -> str:
+        """The answer's status, or the name of the exception that broke the connection."""
+        status, failed = call.send(self.conn)
+        if failed:
+            self.conn.close()
+            self.conn = self._connect()
+        return status
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 def http_load(
     port: int, calls: Sequence[str | Call], clients: int, seconds: float
 ) -> dict[str, Any]:
@@ -150,23 +172,20 @@ def http_load(
 
     def client_loop(seed: int) -> None:
         rng = random.Random(seed)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        client = Client(port)
         mine: list[tuple[float, str, float, bool]] = []
         bad: Counter[str] = Counter()
         while time.monotonic() < stop:
             call = rng.choice(mix)
             t0 = time.perf_counter()
-            status, failed = call.send(conn)
-            if failed:
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            elif status.startswith("2"):
+            status = client.send(call)
+            if status.startswith("2"):
                 status = ""
             ms = (time.perf_counter() - t0) * 1000
             mine.append((time.monotonic() - began, call.kind, ms, not status))
             if status:
                 bad[f"{call.kind}:{status}"] += 1
-        conn.close()
+        client.close()
         with lock:
             samples.extend(mine)
             errors.update(bad)

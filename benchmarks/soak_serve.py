@@ -45,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_read import Call, by_kind, http_load, percentiles, search_words, serve  # noqa: E402
+from bench_read import Call, Client, by_kind, http_load, percentiles, search_words, serve  # noqa: E402
 from quick import add_quick, parse_args  # noqa: E402
 
 from query.match import read_one_book  # noqa: E402
@@ -152,19 +152,16 @@ def heavy_load(port: int, calls: list[Call], clients: int, stop: float) -> dict[
 
     def loop(seed: int) -> None:
         rng = random.Random(seed)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        client = Client(port)
         while time.monotonic() < stop:
             call = rng.choice(calls)
             t0 = time.perf_counter()
-            status, failed = call.send(conn)
-            if failed:
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            status = client.send(call)
             with lock:
                 statuses[f"{call.kind}:{status}"] += 1
                 if status in ("429", "503"):
                     refusal_ms.append((time.perf_counter() - t0) * 1000)
-        conn.close()
+        client.close()
 
     threads = [threading.Thread(target=loop, args=(i,)) for i in range(clients)]
     for t in threads:
