@@ -3,8 +3,9 @@
 Two kinds of text carry no evidence about a pair and are removed from both sequences before
 alignment:
 
-* words whose hash is held by more than max-df books of the collection (a publisher's licence
-  page, a digitiser's notice): the collection says they are everywhere (``drop_common_words``);
+* words whose hash is held by more than half the books of the collection (a publisher's
+  licence page, a digitiser's notice): the collection says they are everywhere
+  (``common_df``, ``drop_common_words``);
 * stretches of a book made almost only of words that many books of the collection hold as
   unique words (``frequent``: about 15 % of the books or more): a licence or a publisher's
   notice, as many books carry it, word for word (``boilerplate_mask``). Prose holds such
@@ -22,6 +23,7 @@ alignment:
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -35,6 +37,7 @@ __all__ = [
     "FREQUENT_DF_FRACTION",
     "MIN_FREQUENT_DF",
     "boilerplate_mask",
+    "common_df",
     "drop_common_words",
     "drop_positions",
     "frequent_df",
@@ -48,6 +51,15 @@ MIN_RUN = 12
 MAX_GAP = 12
 
 
+#: A unique word held by more than this share of the collection's books is everywhere, and
+#: dropped from verification ...
+COMMON_DF_FRACTION = 0.5
+#: ... or by more than this many books, when more: the candidate queries' stop-list floor
+#: (``store.candidates.CandidateParams.min_max_df``), so up to 100 books verification drops
+#: what it always did. A fraction that cut words held by 5 % of the books, the queries' own,
+#: took 30 % of each book's words at 1,000 generated books of 50K-100K words and left 180 of
+#: 334 translations UNRELATED (a pair at z 69 fell to 8.6; docs/EVALUATION.md).
+MIN_COMMON_DF = 50
 #: A word is "frequent" when at least this share of the collection's books hold it as a
 #: unique word ...
 FREQUENT_DF_FRACTION = 0.15
@@ -71,6 +83,12 @@ _CONTRAST = 1.5
 #: in its front ``_FRONT`` back to its start (``boilerplate_mask``): the shares of the signals'
 #: frames (``bookdup.signals.SignalParams.frame_back`` / ``frame_front``), read from there.
 _FRONT, _BACK = SIGNAL_PARAMS.frame_front, SIGNAL_PARAMS.frame_back
+
+
+def common_df(n_books: int) -> int:
+    """Document frequency above which a unique word is dropped from verification: a share of
+    the collection that does not shrink into its vocabulary as the collection grows."""
+    return max(MIN_COMMON_DF, math.ceil(COMMON_DF_FRACTION * n_books))
 
 
 def frequent_df(n_books: int) -> int:

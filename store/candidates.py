@@ -23,7 +23,7 @@ import numpy as np
 from elasticsearch import Elasticsearch
 
 from bookdup.arrays import distinct, isin_sorted
-from bookdup.boilerplate import frequent_df
+from bookdup.boilerplate import common_df, frequent_df
 from bookdup.evaluate import pair_key
 from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
 from bookdup.relate import Lexicons
@@ -329,7 +329,7 @@ class StopLists:
     n_books: int
     max_df: int
     bands: frozenset[str]
-    uniq: np.ndarray  # sorted uint32 word hashes, dropped from queries and from verification
+    uniq: np.ndarray  # sorted uint32 word hashes, dropped from unique-word queries
     #: sorted uint32 hashes held as unique words by many books (``bookdup.boilerplate``):
     #: their dense stretches (licences, notices) are dropped from verification
     frequent: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.uint32))
@@ -339,6 +339,9 @@ class StopLists:
     #: document frequency of every winnowed key held by two books or more (None: not read,
     #: e.g. an index without winnowed keys: queries fall back to unique words)
     winnows: KeyFrequencies | None = None
+    #: sorted uint32 hashes of the unique words held by more than ``common_df`` books (boilerplate
+    #: everywhere): dropped from verification
+    common: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.uint32))
 
     @property
     def n_terms(self) -> int:
@@ -360,6 +363,7 @@ class StopLists:
         # from _source (``winnow_frequencies``)
         high = {k.field: high_df_terms(client, index, k.field, max_df) for k in aggregated_keys()}
         held = high_df_terms(client, index, UNIQ_FIELD, frequent_df(n_books) - 1)
+        common = high_df_terms(client, index, UNIQ_FIELD, common_df(n_books))
         table = winnow_frequencies(client, index) if winnows else None
         return cls(
             n_books,
@@ -369,6 +373,7 @@ class StopLists:
             _sorted_hashes(held),
             _sorted_hashes(high[STEMS_FIELD]),
             table,
+            _sorted_hashes(common),
         )
 
 

@@ -25,10 +25,10 @@ DEFAULT_CACHE_SIZE = 20_000
 
 def prepare_features(features: BookFeatures, stop: StopLists) -> BookFeatures:
     """What verification compares: ``features`` without the collection's boilerplate, the words
-    held by more than max-df books (``stop.uniq``) and the dense stretches of its frequent words
+    held by more than half its books (``stop.common``) and the dense stretches of its frequent words
     (``stop.frequent``: licences, notices). The dedup job's cache, ``match`` and ``explain`` all
     prepare a book here, so the read side decides on the sequences the job decided on."""
-    return drop_common_words(features, stop.uniq, stop.frequent)
+    return drop_common_words(features, stop.common, stop.frequent)
 
 
 def get_features(
