@@ -31,6 +31,29 @@ def require_distributed() -> None:
         raise ValueError(MISSING) from exc
 
 
+def _silence_dask() -> list[tuple[logging.Logger, int]]:
+    """Dask's loggers at ERROR for the cluster's life, and their levels before: the in-process
+    scheduler of a `LocalCluster` (which ``silence_logs`` leaves alone) and the client log a
+    dozen INFO lines at the start and at the end that would bury the command's own output."""
+    loggers = [
+        logging.getLogger(name)
+        for name in list(logging.root.manager.loggerDict)
+        if name == "distributed" or name.startswith("distributed.")
+    ]
+    before = [(lg, lg.level) for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.ERROR)
+    return before
+
+
+def _connect(client: Any, scheduler: str, timeout: float) -> Any:
+    """A `Client` of the running scheduler at ``scheduler``, or one clear ValueError."""
+    try:
+        return client(scheduler, timeout=timeout)
+    except OSError as exc:  # unreachable address, or no scheduler answering there
+        raise ValueError(f"no Dask scheduler at {scheduler}: {exc}") from exc
+
+
 class DaskCluster:
     """A connected `distributed.Client`: to a `LocalCluster` started for the job
     (``scheduler`` ``local``, ``workers`` processes) or to the scheduler at an address.
@@ -42,25 +65,23 @@ class DaskCluster:
 
         self._cluster: Any = None
         self.client: Any = None
-        if scheduler == LOCAL:
-            self._cluster = LocalCluster(
-                n_workers=max(1, workers),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,  # no dashboard for a job, and its small HTTP server
-                scheduler_kwargs={"dashboard_address": ":0"},  # on a free port, not 8787
-                silence_logs=logging.ERROR,
-            )
-            self.client = Client(self._cluster, timeout=timeout)
-        else:
-            try:
-                self.client = Client(scheduler, timeout=timeout)
-            except OSError as exc:  # unreachable address, or no scheduler answering there
-                raise ValueError(f"no Dask scheduler at {scheduler}: {exc}") from exc
+        self._log_levels = _silence_dask()
         try:
+            if scheduler == LOCAL:
+                self._cluster = LocalCluster(
+                    n_workers=max(1, workers),
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,  # no dashboard for a job, and its small HTTP server
+                    scheduler_kwargs={"dashboard_address": ":0"},  # on a free port, not 8787
+                    silence_logs=logging.ERROR,
+                )
+                self.client = Client(self._cluster, timeout=timeout)
+            else:
+                self.client = _connect(Client, scheduler, timeout)
             self.client.wait_for_workers(1, timeout=timeout)
         except Exception:
-            self.close()
+            self.close()  # the cluster started, if any, and Dask's loggers as they were
             raise
 
     @property
@@ -76,3 +97,6 @@ class DaskCluster:
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+        for logger, level in self._log_levels:
+            logger.setLevel(level)
+        self._log_levels = []
