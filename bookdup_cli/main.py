@@ -139,6 +139,13 @@ def cli(
     default=None,
     help="replicas of every index (applied to existing ones too) [env BOOKDUP_REPLICAS; default 0]",
 )
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="extract on Dask: a scheduler's address (tcp://host:8786), or 'local' for a "
+    "LocalCluster of --workers processes (needs the 'dask' extra)",
+)
 @pass_context
 def index_cmd(
     ctx: Context,
@@ -150,6 +157,7 @@ def index_cmd(
     bulk_chunk: int | None,
     shards: int | None,
     replicas: int | None,
+    scheduler: str | None,
 ) -> None:
     """Read books from PATHS (txt, page folders, JSONL, ALTO, hOCR, _djvu.txt; any of them
     .gz) and index them."""
@@ -157,16 +165,25 @@ def index_cmd(
     from store.schema import IndexLayout
 
     layout = IndexLayout.from_env(shards=shards, replicas=replicas)
+    if scheduler:  # said before any node is reached
+        _require_dask()
     client = ctx.client()
     options = IndexOptions(
-        lines_per_page=lines_per_page, encoding=encoding, max_book_mb=max_book_mb, layout=layout
+        lines_per_page=lines_per_page,
+        encoding=encoding,
+        max_book_mb=max_book_mb,
+        layout=layout,
+        scheduler=scheduler,
     )
     if workers:
         options = dataclasses.replace(options, workers=workers)
     if bulk_chunk:
         options = dataclasses.replace(options, bulk_chunk=bulk_chunk)
     with Progress("indexing", total=count_inputs(list(paths)), unit="books") as bar:
-        summary = run_index(client, ctx.names, list(paths), options, progress=bar.update)
+        try:
+            summary = run_index(client, ctx.names, list(paths), options, progress=bar.update)
+        except ValueError as exc:  # no Dask scheduler at the address
+            raise click.ClickException(str(exc)) from exc
     _report_resumed(summary.resumed_from)
     click.echo(
         f"run {summary.run_id}: {summary.indexed} indexed, {summary.unchanged} unchanged, "
@@ -184,6 +201,16 @@ def index_cmd(
     _report_failures(summary.failures, summary.run_id)
     if summary.failures:
         sys.exit(1)
+
+
+def _require_dask() -> None:
+    """``--scheduler`` without the 'dask' extra: one clear error, said before any work."""
+    from indexer.dask_cluster import require_distributed
+
+    try:
+        require_distributed()
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def _report_resumed(run_id: str | None) -> None:
@@ -244,12 +271,7 @@ def dedup_cmd(
     if workers:
         params = dataclasses.replace(params, verify_workers=workers)
     if scheduler:
-        from indexer.verify_dask import require_distributed
-
-        try:  # said before any work, not after the job prepared its lists
-            require_distributed()
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from exc
+        _require_dask()
         params = dataclasses.replace(params, verify_scheduler=scheduler)
     client = ctx.client()
     with Progress("dedup", total=None, unit="books") as bar:

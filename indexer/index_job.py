@@ -18,16 +18,17 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from elasticsearch import Elasticsearch
 
 from bookdup.features import FeatureParams
 from bookdup.model import Book
 from indexer.failpoints import failpoint
+from indexer.index_dask import DaskExtractor
 from indexer.index_worker import (
     EXCERPT_WORDS,
     Outcome,
@@ -71,6 +72,16 @@ __all__ = [
 WorkItem = Source | Book | ReadError
 
 
+class Pending(Protocol):
+    """A work item in a worker: a process pool's `Future` or a Dask task (`DaskExtractor`)."""
+
+    def result(self) -> Outcome: ...
+
+
+#: Where the work items are read and extracted: local processes (``--workers``), or Dask.
+Pool = ProcessPoolExecutor | DaskExtractor
+
+
 @dataclass(frozen=True)
 class IndexOptions:
     """Knobs of an index job."""
@@ -92,6 +103,9 @@ class IndexOptions:
     # Shards and replicas of indices this job creates (None: BOOKDUP_SHARDS / BOOKDUP_REPLICAS,
     # else the mapping files' 1 and 0; store.schema.IndexLayout).
     layout: IndexLayout | None = None
+    # Extract on Dask instead of the process pool: "local" (a LocalCluster of ``workers``
+    # processes started for the job) or a running scheduler's address (indexer.dask_cluster).
+    scheduler: str | None = None
 
     @property
     def max_book_bytes(self) -> int:
@@ -237,8 +251,8 @@ class _Lookup:
 
 
 def _dispatch(
-    pool: ProcessPoolExecutor, task: Task, item: WorkItem, stored: dict[str, dict[str, Any]]
-) -> Outcome | Future[Outcome]:
+    pool: Pool, task: Task, item: WorkItem, stored: dict[str, dict[str, Any]]
+) -> Outcome | Pending:
     """Send a work item to a worker, or settle it here when nothing is left to read or extract."""
     if isinstance(item, ReadError):
         return read_error(item)
@@ -274,10 +288,10 @@ class _ReadingOrder:
 
     def __init__(self, limit: int, timings: dict[str, float] | None = None) -> None:
         self._limit = limit
-        self._window: deque[Outcome | Future[Outcome]] = deque()
+        self._window: deque[Outcome | Pending] = deque()
         self._timings = timings if timings is not None else {}
 
-    def add(self, entry: Outcome | Future[Outcome]) -> None:
+    def add(self, entry: Outcome | Pending) -> None:
         self._window.append(entry)
 
     def overflow(self) -> Iterator[Outcome]:
@@ -334,7 +348,7 @@ class _IndexRun:
         # (what the pipeline did not hide), the bulk writes, the final refresh.
         self.timings: dict[str, float] = {"lookup_s": 0.0, "extract_wait_s": 0.0}
 
-    def actions(self, pool: ProcessPoolExecutor) -> Iterator[dict[str, Any]]:
+    def actions(self, pool: Pool) -> Iterator[dict[str, Any]]:
         """Bulk actions of the books to write. Reading, parsing and extraction run in the
         workers; this process walks the inputs, looks up stored hashes (one mget per batch) and
         settles each book in reading order."""
@@ -347,7 +361,8 @@ class _IndexRun:
             options.params,
             options.max_book_bytes,
         )
-        in_flight = _ReadingOrder(limit=options.workers * 4, timings=self.timings)
+        workers = pool.workers if isinstance(pool, DaskExtractor) else options.workers
+        in_flight = _ReadingOrder(limit=workers * 4, timings=self.timings)
         items = _walk(self._paths, options, self.summary.warnings)
         for batch in batched(items, options.lookup_batch):
             started = time.monotonic()
@@ -427,6 +442,16 @@ class _IndexRun:
         return summary
 
 
+def _open_pool(options: IndexOptions) -> Pool:
+    """The workers of the job: Dask when ``options.scheduler`` names one, else local processes
+    that die with the job."""
+    if options.scheduler:
+        return DaskExtractor(options.scheduler, options.workers)
+    return ProcessPoolExecutor(
+        max_workers=options.workers, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
+
+
 def run_index(
     client: Elasticsearch,
     names: IndexNames,
@@ -441,10 +466,9 @@ def run_index(
     """
     options = options or IndexOptions()
     ensure_indices(client, names, options.layout)
-    job = _IndexRun(client, names, paths, options, progress)
-    with ProcessPoolExecutor(
-        max_workers=options.workers, initializer=die_with_parent, initargs=(os.getpid(),)
-    ) as pool:
+    # the pool first: a Dask scheduler that does not answer fails the job before its run record
+    with _open_pool(options) as pool:
+        job = _IndexRun(client, names, paths, options, progress)
         actions = _timed(job.actions(pool), job.timings, "write_s")
         report = bulk_write(client, actions, chunk_size=options.bulk_chunk, on_chunk=job.on_chunk)
     return job.finish(report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from bookdup_cli.main import cli
@@ -36,11 +37,13 @@ def test_dedup_refuses_fewer_than_one_worker() -> None:
     assert result.exit_code == 2 and "--workers" in result.output
 
 
-def test_dedup_on_dask_without_distributed_says_what_to_install(monkeypatch) -> None:
-    """``--scheduler`` without the 'dask' extra: one line naming it, before any node is reached."""
+@pytest.mark.parametrize("command", [["dedup"], ["index", "some/books"]])
+def test_dask_without_distributed_says_what_to_install(monkeypatch, command) -> None:
+    """``--scheduler`` without the 'dask' extra: one line naming it, before any node is reached
+    (dedup verifies on Dask, index extracts on Dask)."""
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed: ImportError
     result = CliRunner().invoke(
-        cli, ["--es-url", "http://127.0.0.1:1", "dedup", "--scheduler", "local"]
+        cli, ["--es-url", "http://127.0.0.1:1", *command, "--scheduler", "local"]
     )
     assert result.exit_code == 1
     assert "pip install 'bookdup[dask]'" in result.output

@@ -476,3 +476,35 @@ def test_a_guessed_encoding_is_indexed_with_a_warning_naming_the_file(
     assert where == str(bad) and "not valid UTF-8" in warning
     run = get_run(es_client, index_names, summary.run_id)
     assert run is not None and run["warnings"] == [{"file": str(bad), "warning": warning}]
+
+
+def _comparable(client, names: IndexNames) -> dict[str, dict]:
+    """Every books document's ``_source``, without what differs between two runs by design."""
+    docs = _docs(client, names)
+    drop = {"index_run", "indexed_at"}
+    return {i: {k: v for k, v in h["_source"].items() if k not in drop} for i, h in docs.items()}
+
+
+def test_extraction_on_dask_writes_the_process_pools_documents(es_client, tmp_path: Path) -> None:
+    """``index --scheduler local --workers 2`` (issue 31): the ground-truth corpus and a few bad
+    files give the same documents, bit for bit, and the same per-file failures as the process
+    pool; the LocalCluster started for the job is gone after it."""
+    pytest.importorskip("distributed")
+    corpus = build_corpus(tmp_path / "corpus")
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    dup = write_txt(tmp_path / "dup.txt", _small_book("walden-en-pg205", 3000), id=PRIDE)
+    paths = [*corpus.paths, empty, dup]
+    pool_names, dask_names = (IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}") for _ in "ab")
+    try:
+        pool = run_index(es_client, pool_names, paths, OPTIONS)
+        dask = run_index(es_client, dask_names, paths, IndexOptions(workers=2, scheduler="local"))
+        assert dask.failures == pool.failures and len(pool.failures) == 2
+        assert dask.as_counts() == pool.as_counts()
+        assert dask.indexed == len(corpus.ids)
+        want = _comparable(es_client, pool_names)
+        assert sorted(want) == corpus.ids
+        assert _comparable(es_client, dask_names) == want
+    finally:
+        drop_indices(es_client, pool_names)
+        drop_indices(es_client, dask_names)

@@ -1,5 +1,5 @@
-"""Verification on a Dask cluster gives what the in-process path gives, without a node, and
-survives its workers dying.
+"""Verification (and, last, index extraction) on a Dask cluster gives what the in-process path
+gives, without a node, and survives its workers dying.
 
 One `LocalCluster` of two worker processes serves the module (reached by its address, as
 ``--scheduler tcp://...`` would), with ``allowed-failures`` 1 so that a chunk killing its
@@ -19,9 +19,12 @@ import pytest
 
 from bookdup.verify import Verification
 from indexer import verify_dask
+from indexer.index_dask import DaskExtractor
+from indexer.index_worker import Outcome
 from indexer.verify_dask import DaskVerifier, require_distributed
 from indexer.verify_pool import Planned, open_verifier, verify_here
 from indexer.verify_worker import PairTask, verify_chunk
+from readers import Source
 from tests.indexer.verify_cases import FAKE, needs_lexicon, odd_pair, planned_pairs, same
 
 distributed = pytest.importorskip("distributed")
@@ -145,3 +148,27 @@ def test_without_distributed_the_error_says_what_to_install(monkeypatch) -> None
 def test_no_scheduler_at_the_address_is_one_clear_error() -> None:
     with pytest.raises(ValueError, match="no Dask scheduler at tcp://127.0.0.1:9"):
         DaskVerifier("tcp://127.0.0.1:9", 2, timeout=2)
+
+
+def _kills_its_worker(source: Source) -> Outcome:
+    os._exit(3)
+
+
+def _raises(source: Source) -> Outcome:
+    raise RuntimeError(f"a bug while reading {source.path}")
+
+
+def test_an_extraction_task_that_fails_on_dask_is_that_books_failure(cluster, tmp_path) -> None:
+    """`bookdup index --scheduler` (`indexer.index_dask`): a work item whose task raises or
+    keeps killing its worker comes back as a failure naming its file; the next one works."""
+    good, bad = Source(tmp_path / "good.txt", "txt"), Source(tmp_path / "bad.txt", "txt")
+    with DaskExtractor(cluster.scheduler_address, 2) as extractor:
+        assert extractor.workers == 2
+        killed = extractor.submit(_kills_its_worker, bad).result()
+        raised = extractor.submit(_raises, bad).result()
+        fine = extractor.submit(Outcome, str(good.path)).result()
+    assert killed.where == str(bad.path) and killed.book_id is None
+    assert killed.verdict and "KilledWorker" in killed.verdict
+    assert raised.where == str(bad.path) and raised.verdict
+    assert raised.verdict.startswith("extraction failed on the Dask cluster: RuntimeError")
+    assert fine == Outcome(str(good.path))
