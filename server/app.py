@@ -502,6 +502,7 @@ def create_app(
         bodies=max_bodies,
         body_timeout=body_timeout,
         max_header_bytes=max_header_bytes,
+        refuse_early=admission.refuse_early,
     )
 
 

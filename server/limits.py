@@ -16,6 +16,9 @@
 - the body must arrive within ``body_timeout`` seconds of the request's headers: a client
   trickling its body is answered 408 and its connection closed (uvicorn's own timeouts, set
   by ``bookdup serve``, bound the headers and idle connections: ``server.protocol``);
+- a request the app would refuse anyway for lack of a place (``refuse_early``: a match while
+  every heavy place and waiting slot is taken) is answered 429 with ``Retry-After`` before its
+  body is read: the overflow of 100-KB matches costs no body buffering, no budget, no parsing;
 - the bodies held at once, all requests together, stay under ``bodies`` bytes (``BodyBudget``):
   300 clients each sending 25 MB must not hold 7.5 GB; a body that would pass it is a 429 with
   ``Retry-After``, and its bytes are given back when its request ends.
@@ -168,8 +171,10 @@ class Guard:
         bodies: int | None = None,
         body_timeout: float = DEFAULT_BODY_TIMEOUT_S,
         max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+        refuse_early: Callable[[Scope], str | None] | None = None,
     ) -> None:
         self.app = app
+        self.refuse_early = refuse_early
         self.max_header_bytes = max_header_bytes
         self.limit = limit
         self.body_timeout = body_timeout
@@ -196,6 +201,10 @@ class Guard:
         refusal = self._refusal(scope)
         if refusal:
             await respond(send, *refusal)
+            return
+        busy = self.refuse_early(scope) if self.refuse_early else None
+        if busy:
+            await respond(send, 429, busy, [(b"retry-after", str(BODY_RETRY_AFTER_S).encode())])
             return
         body = await self._read_body(scope, receive, send)
         if body is None:
