@@ -144,8 +144,11 @@ class Gate:
 class Admission:
     """The server's two gates and its request deadline."""
 
-    #: Paths of heavy work whose requests carry a body (refused before it is read when full).
-    HEAVY_BODIES = frozenset({"/api/match"})
+    #: The heavy endpoints (method, path): refused in front of the app while the heavy gate is
+    #: full, before a body is read and before routing and validation.
+    HEAVY = frozenset(
+        {("POST", "/api/match"), ("GET", "/api/explain"), ("GET", "/api/explain/plot")}
+    )
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits = limits or Limits()
@@ -153,9 +156,11 @@ class Admission:
         self.heavy = Gate("heavy", limits.max_heavy, limits.queue_wait, 2 * limits.max_heavy)
 
     def refuse_early(self, scope: Any) -> str | None:
-        """The 429 message for a heavy request with a body while the heavy gate is full (for
-        ``server.limits.Guard``: answered before the body is read); None otherwise."""
-        if scope.get("path") in self.HEAVY_BODIES and self.heavy.full():
+        """The 429 message for a heavy request while the heavy gate is full (for
+        ``server.limits.Guard``: answered before the body is read and the app routes it; under
+        attack the refusals are most of the requests, and the event loop serves them all);
+        None otherwise."""
+        if self.heavy.full() and (scope.get("method"), scope.get("path")) in self.HEAVY:
             return str(self.heavy._busy())
         return None
 

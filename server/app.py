@@ -25,9 +25,13 @@ from __future__ import annotations
 import codecs
 import json
 import logging
+import multiprocessing
+import os
 import re
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -305,6 +309,37 @@ def public_explain(result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "stored": {k: v for k, v in stored.items() if k in PUBLIC_STORED_FIELDS}}
 
 
+def _lower_priority() -> None:
+    os.nice(10)
+
+
+class Pictures:
+    """Renders explain pictures in ``workers`` processes of their own, at a lower priority.
+
+    Drawing a picture is pure Python and CPU-bound (matplotlib, ~40% of the time the server's
+    GIL was held under the hostile soak of issue 30): in a thread of the server it held the
+    GIL against the event loop and the cheap reads. The pool is made (spawned, not forked: the
+    server has threads) at the first picture; ``server.admission`` bounds the pictures asked
+    for at once to ``--max-heavy``, so no more than that wait here.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def render(self, result: dict[str, Any], fmt: str) -> bytes:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    self.workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_lower_priority,
+                )
+            pool = self._pool
+        return pool.submit(render_explain, result, fmt).result()
+
+
 class ErrorBody(BaseModel):
     """Every refusal and failure: one message, never a path, an index or a trace."""
 
@@ -364,6 +399,7 @@ MATCH_BODY = {
 
 def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
     names = rs.names
+    pictures = Pictures(admit.limits.max_heavy)
 
     @app.get(
         "/api/search",
@@ -425,7 +461,7 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         a: BookId, b: BookId, format: Annotated[str, Query(pattern="^(png|svg)$")] = "png"
     ) -> Response:
         pair = _check_id(a, "a"), _check_id(b, "b")
-        picture = await admit.compute(lambda: render_explain(explain(rs, *pair), format))
+        picture = await admit.compute(lambda: pictures.render(explain(rs, *pair), format))
         return Response(picture, media_type=FORMATS[format])
 
     @app.post(

@@ -16,9 +16,10 @@
 - the body must arrive within ``body_timeout`` seconds of the request's headers: a client
   trickling its body is answered 408 and its connection closed (uvicorn's own timeouts, set
   by ``bookdup serve``, bound the headers and idle connections: ``server.protocol``);
-- a request the app would refuse anyway for lack of a place (``refuse_early``: a match while
-  every heavy place and waiting slot is taken) is answered 429 with ``Retry-After`` before its
-  body is read: the overflow of 100-KB matches costs no body buffering, no budget, no parsing;
+- a request the app would refuse anyway for lack of a place (``refuse_early``: a match,
+  explain or plot while every heavy place and waiting slot is taken) is answered 429 with
+  ``Retry-After`` before its body is read and before the app routes it: the overflow costs
+  no body buffering, no budget, no validation;
 - the bodies held at once, all requests together, stay under ``bodies`` bytes (``BodyBudget``):
   300 clients each sending 25 MB must not hold 7.5 GB; a body that would pass it is a 429 with
   ``Retry-After``, and its bytes are given back when its request ends.

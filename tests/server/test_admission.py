@@ -245,10 +245,13 @@ def test_a_match_is_refused_before_its_body_is_read_while_heavy_work_is_full() -
     assert api.post("/api/match", content=b"w " * 10).status_code == 200
 
 
-def test_admission_refuses_early_only_heavy_bodies_and_only_when_full() -> None:
+def test_admission_refuses_early_only_heavy_requests_and_only_when_full() -> None:
     admission = Admission(Limits(max_heavy=1))
-    match, search = {"path": "/api/match"}, {"path": "/api/search"}
-    assert admission.refuse_early(match) is None
+    match = {"method": "POST", "path": "/api/match"}
+    plot = {"method": "GET", "path": "/api/explain/plot"}
+    assert admission.refuse_early(match) is None and admission.refuse_early(plot) is None
     admission.heavy._claimed = admission.heavy.size + admission.heavy.max_waiting
     assert "busy (heavy)" in (admission.refuse_early(match) or "")
-    assert admission.refuse_early(search) is None
+    assert "busy (heavy)" in (admission.refuse_early(plot) or "")
+    assert admission.refuse_early({"method": "GET", "path": "/api/search"}) is None
+    assert admission.refuse_early({"method": "GET", "path": "/api/match"}) is None  # a 405
