@@ -119,12 +119,22 @@ async def respond(send: Send, status: int, error: str, headers: Iterable = ()) -
     await send({"type": "http.response.body", "body": body})
 
 
-def _with_security_headers(send: Send, started: list[bool]) -> Send:
-    """``send`` adding the security headers; ``started[0]`` becomes True with the answer."""
+#: Where an answer's ``Retry-After`` (seconds, for a 429) is left in the request's scope: the
+#: connection then reads nothing more from the client for that long (``server.protocol``).
+RETRY_AFTER_KEY = "bookdup.retry_after"
+
+
+def _with_security_headers(send: Send, started: list[bool], scope: Scope | None = None) -> Send:
+    """``send`` adding the security headers; ``started[0]`` becomes True with the answer; a
+    429's ``Retry-After`` is noted in ``scope`` (``RETRY_AFTER_KEY``)."""
 
     async def wrapped(message: Message) -> None:
         if message["type"] == "http.response.start":
             started[0] = True
+            if message.get("status") == 429 and scope is not None:
+                for key, value in message.get("headers", []):
+                    if key.lower() == b"retry-after" and value.isdigit():
+                        scope[RETRY_AFTER_KEY] = float(value)
             present = {k.lower() for k, _v in message.get("headers", [])}
             extra = [(k, v) for k, v in _SECURITY if k not in present]
             message["headers"] = [*message.get("headers", []), *extra]
@@ -187,7 +197,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         started = [False]
-        send = _with_security_headers(send, started)
+        send = _with_security_headers(send, started, scope)
         try:
             await self._guarded(scope, receive, send)
         except Exception as exc:
