@@ -30,6 +30,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
@@ -309,8 +310,17 @@ def public_explain(result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "stored": {k: v for k, v in stored.items() if k in PUBLIC_STORED_FIELDS}}
 
 
-def _lower_priority() -> None:
+def _picture_worker(parent: int) -> None:
+    """A picture process: a lower priority than the server's; it ends when the server does
+    (however the server ended, even killed)."""
     os.nice(10)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 class Pictures:
@@ -334,10 +344,18 @@ class Pictures:
                 self._pool = ProcessPoolExecutor(
                     self.workers,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_lower_priority,
+                    initializer=_picture_worker,
+                    initargs=(os.getpid(),),
                 )
             pool = self._pool
         return pool.submit(render_explain, result, fmt).result()
+
+    def close(self) -> None:
+        """Stop the picture processes (at the server's shutdown)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 class ErrorBody(BaseModel):
@@ -400,6 +418,7 @@ MATCH_BODY = {
 def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
     names = rs.names
     pictures = Pictures(admit.limits.max_heavy)
+    app.router.on_shutdown.append(pictures.close)
 
     @app.get(
         "/api/search",

@@ -63,9 +63,9 @@ class GuardedH11Protocol(H11Protocol):
         cycle = self.cycle
         wait = cycle.scope.get(RETRY_AFTER_KEY) if cycle is not None else None
         super().on_response_complete()
-        if wait and not self.transport.is_closing():
+        if isinstance(wait, float) and wait > 0 and not self.transport.is_closing():
             self.transport.pause_reading()
-            self.loop.call_later(min(float(wait), self.header_timeout / 2), self._resume)
+            self.loop.call_later(min(wait, self.header_timeout / 2), self._resume)
 
     def _resume(self) -> None:
         if not self.transport.is_closing():
