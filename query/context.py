@@ -30,6 +30,10 @@ DEFAULT_TTL_S = 300.0
 #: Seconds a read (search, related, explain) retries a failing node before answering: a person
 #: or a program is waiting, so far less than a job's budget (jobs retry for minutes).
 READ_RETRY_S = 10.0
+#: Candidate searches of one match the node runs at once: one, so that a match leaves the
+#: node's other search threads (~1.5 x cores + 1) to the searches and related lookups beside it
+#: (issue 30); the job's batches keep the node's default.
+READ_MSEARCH_CONCURRENCY = 1
 #: Books whose features the read side keeps in memory (~100 KB each, words-free).
 READ_CACHE_SIZE = 2_000
 
@@ -96,6 +100,7 @@ class ReadSide:
         searcher = CandidateSearcher(
             self.client, self.names.books, self.params, stop, self.lexicons, languages
         )
+        searcher.max_concurrent = READ_MSEARCH_CONCURRENCY
         return _State(stop, languages, cache, searcher, time.monotonic(), version)
 
     def state(self) -> _State:

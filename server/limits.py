@@ -16,6 +16,10 @@
 - the body must arrive within ``body_timeout`` seconds of the request's headers: a client
   trickling its body is answered 408 and its connection closed (uvicorn's own timeouts, set
   by ``bookdup serve``, bound the headers and idle connections: ``server.protocol``);
+- a request the app would refuse anyway for lack of a place (``refuse_early``: a match,
+  explain or plot while every heavy place and waiting slot is taken) is answered 429 with
+  ``Retry-After`` before its body is read and before the app routes it: the overflow costs
+  no body buffering, no budget, no validation;
 - the bodies held at once, all requests together, stay under ``bodies`` bytes (``BodyBudget``):
   300 clients each sending 25 MB must not hold 7.5 GB; a body that would pass it is a 429 with
   ``Retry-After``, and its bytes are given back when its request ends.
@@ -115,12 +119,22 @@ async def respond(send: Send, status: int, error: str, headers: Iterable = ()) -
     await send({"type": "http.response.body", "body": body})
 
 
-def _with_security_headers(send: Send, started: list[bool]) -> Send:
-    """``send`` adding the security headers; ``started[0]`` becomes True with the answer."""
+#: Where an answer's ``Retry-After`` (seconds, for a 429) is left in the request's scope: the
+#: connection then reads nothing more from the client for that long (``server.protocol``).
+RETRY_AFTER_KEY = "bookdup.retry_after"
+
+
+def _with_security_headers(send: Send, started: list[bool], scope: Scope | None = None) -> Send:
+    """``send`` adding the security headers; ``started[0]`` becomes True with the answer; a
+    429's ``Retry-After`` is noted in ``scope`` (``RETRY_AFTER_KEY``)."""
 
     async def wrapped(message: Message) -> None:
         if message["type"] == "http.response.start":
             started[0] = True
+            if message.get("status") == 429 and scope is not None:
+                for key, value in message.get("headers", []):
+                    if key.lower() == b"retry-after" and value.isdigit():
+                        scope[RETRY_AFTER_KEY] = float(value)
             present = {k.lower() for k, _v in message.get("headers", [])}
             extra = [(k, v) for k, v in _SECURITY if k not in present]
             message["headers"] = [*message.get("headers", []), *extra]
@@ -168,8 +182,10 @@ class Guard:
         bodies: int | None = None,
         body_timeout: float = DEFAULT_BODY_TIMEOUT_S,
         max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+        refuse_early: Callable[[Scope], str | None] | None = None,
     ) -> None:
         self.app = app
+        self.refuse_early = refuse_early
         self.max_header_bytes = max_header_bytes
         self.limit = limit
         self.body_timeout = body_timeout
@@ -181,7 +197,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         started = [False]
-        send = _with_security_headers(send, started)
+        send = _with_security_headers(send, started, scope)
         try:
             await self._guarded(scope, receive, send)
         except Exception as exc:
@@ -196,6 +212,10 @@ class Guard:
         refusal = self._refusal(scope)
         if refusal:
             await respond(send, *refusal)
+            return
+        busy = self.refuse_early(scope) if self.refuse_early else None
+        if busy:
+            await respond(send, 429, busy, [(b"retry-after", str(BODY_RETRY_AFTER_S).encode())])
             return
         body = await self._read_body(scope, receive, send)
         if body is None:

@@ -436,6 +436,9 @@ class CandidateSearcher:
         self.client = client
         self.index = index
         self.params = params
+        #: searches of one batch the node runs at once (None: the node's default, all its
+        #: search threads; the read side sets 1 to leave threads for cheap reads)
+        self.max_concurrent: int | None = None
         self.stop = stop
         self.lexicons = lexicons
         self.languages = languages
@@ -560,7 +563,7 @@ class CandidateSearcher:
                 queries.append((f.book_id, kind))
                 bodies.append(body)
                 types.append(DFS if self._scored_by_idf(kind) else None)
-        responses = msearch(self.client, self.index, bodies, types)
+        responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
         for (owner, kind), response in zip(queries, responses, strict=True):
             yield RankedCandidates(owner, kind, hits_with_scores(response))
 

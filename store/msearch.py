@@ -26,10 +26,13 @@ def msearch(
     index: str,
     bodies: Sequence[dict[str, Any]],
     search_types: Sequence[str | None] | None = None,
+    max_concurrent: int | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``bodies`` against ``index`` in one ``_msearch``; responses in the same order.
     ``search_types[i]`` (e.g. ``DFS``), when given and not None, is body i's search type.
 
+    ``max_concurrent`` bounds how many of them the node runs at once (its default takes up to
+    the whole search thread pool: right for a job, not beside a server's cheap reads).
     A per-search error raises ``SearchFailed`` rather than silently returning no candidates,
     because a missing candidate list would silently lower recall.
     """
@@ -43,7 +46,8 @@ def msearch(
             header["search_type"] = search_type
         searches.append(header)
         searches.append(body)
-    response = with_retries()(client.msearch)(searches=searches).body
+    options = {} if max_concurrent is None else {"max_concurrent_searches": max_concurrent}
+    response = with_retries()(client.msearch)(searches=searches, **options).body
     results = response["responses"]
     for result in results:
         if "error" in result:

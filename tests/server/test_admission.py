@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from query.context import ReadSide
-from server.admission import Busy, Gate, Limits
+from server.admission import Admission, Busy, Gate, Limits
 from server.app import create_app
 from server.limits import SECURITY_HEADERS, Guard
 from store.connection import ConnectionSettings, serving_client
@@ -198,3 +198,60 @@ def test_bodies_held_at_once_stay_within_their_byte_budget() -> None:
     holder.join(timeout=5)
     assert guard.budget.held == 0  # every body's bytes were given back
     assert second.post("/x", content=b"d" * 1_000).status_code == 200
+
+
+def test_a_full_gate_refuses_on_the_event_loop_without_a_thread() -> None:
+    gate = Gate("heavy", size=1, wait=5.0, max_waiting=1)
+    release = threading.Event()
+
+    async def scenario() -> None:
+        holder = asyncio.ensure_future(gate.run_async(release.wait))
+        waiter = asyncio.ensure_future(gate.run_async(lambda: 7))
+        for _ in range(100):  # both given their thread: one holds the place, one waits
+            if gate.holding == 1 and gate.full():
+                break
+            await asyncio.sleep(0.01)
+        assert gate.full()
+        started = time.monotonic()
+        with pytest.raises(Busy):
+            await gate.run_async(lambda: None)
+        assert time.monotonic() - started < 0.1  # refused at once, no thread taken
+        release.set()
+        assert await waiter == 7 and await holder is True
+
+    asyncio.run(scenario())
+    assert not gate.full() and gate.holding == 0
+
+
+def test_a_match_is_refused_before_its_body_is_read_while_heavy_work_is_full() -> None:
+    called: list[bytes] = []
+    full = [True]
+
+    async def app(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        called.append((await receive())["body"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    def early(scope) -> str | None:  # type: ignore[no-untyped-def]
+        return "the server is busy (heavy): retry in 1 s" if full[0] else None
+
+    api = TestClient(Guard(app, limit=200_000, refuse_early=early), base_url=LOCAL)
+    refused = api.post("/api/match", content=b"w " * 50_000)
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+    assert refused.json() == {"error": "the server is busy (heavy): retry in 1 s"}
+    assert all(refused.headers[h] == v for h, v in SECURITY_HEADERS.items())
+    assert called == []  # the app never saw it
+    full[0] = False
+    assert api.post("/api/match", content=b"w " * 10).status_code == 200
+
+
+def test_admission_refuses_early_only_heavy_requests_and_only_when_full() -> None:
+    admission = Admission(Limits(max_heavy=1))
+    match = {"method": "POST", "path": "/api/match"}
+    plot = {"method": "GET", "path": "/api/explain/plot"}
+    assert admission.refuse_early(match) is None and admission.refuse_early(plot) is None
+    admission.heavy._claimed = admission.heavy.size + admission.heavy.max_waiting
+    assert "busy (heavy)" in (admission.refuse_early(match) or "")
+    assert "busy (heavy)" in (admission.refuse_early(plot) or "")
+    assert admission.refuse_early({"method": "GET", "path": "/api/search"}) is None
+    assert admission.refuse_early({"method": "GET", "path": "/api/match"}) is None  # a 405

@@ -239,3 +239,56 @@ def test_an_internal_error_names_nothing() -> None:
     scope = {"type": "http", "method": "GET", "headers": [(b"host", b"127.0.0.1")]}
     asyncio.run(Guard(broken, 10_000)(scope, receive, send))
     assert json.loads(sent[1]["body"]) == {"error": "internal error"}
+
+
+async def busy_or_echo(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+    """``echo``, except that /busy is a 429 with ``Retry-After: 1`` (as the admission's)."""
+    if scope["path"] != "/busy":
+        await echo(scope, receive, send)
+        return
+    payload = b'{"error": "the server is busy (heavy): retry in 1 s"}'
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(payload)),
+        (b"retry-after", b"1"),
+    ]
+    await send({"type": "http.response.start", "status": 429, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})
+
+
+def status_of_answer(s: socket.socket) -> int:
+    """The status of the next whole answer on ``s`` (its body read to the end)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += s.recv(4096)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+    while len(body) < length:
+        body += s.recv(4096)
+    return int(head.split()[1])
+
+
+def test_a_client_refused_with_retry_after_is_held_to_it() -> None:
+    """A 429 is answered at once; the next request on that connection is read only after
+    Retry-After (issue 30: clients that retry at once must not crowd out the others), while
+    another connection is served at once meanwhile."""
+    config = uvicorn.Config(
+        Guard(busy_or_echo, 10_000),
+        host="127.0.0.1",
+        port=0,
+        log_level="critical",
+        http=GuardedH11Protocol.configured(10.0),
+        lifespan="off",
+    )
+    request = b"GET /%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with serving(config) as port, connect(port) as hammer, connect(port) as other:
+        started = time.monotonic()
+        hammer.sendall(request % b"busy")
+        assert status_of_answer(hammer) == 429
+        assert time.monotonic() - started < 0.5  # the refusal itself is not delayed
+        hammer.sendall(request % b"busy")  # again, at once
+        other.sendall(request % b"x")
+        assert status_of_answer(other) == 200
+        assert time.monotonic() - started < 0.5  # others are served meanwhile
+        assert status_of_answer(hammer) == 429
+        assert time.monotonic() - started >= 0.9  # read after Retry-After
