@@ -14,6 +14,8 @@ lives here, once, and both call it. Two facts shape it:
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -64,6 +66,41 @@ class PairPlan:
     threshold: float | None
     min_z: float | None = None
     max_z: float | None = DECIDED_Z
+
+
+@dataclass(frozen=True)
+class Link:
+    """A found relation as the policy below reads it: two books, and whether across languages."""
+
+    a: str
+    b: str
+    translated: bool
+
+
+def pairs_through_translations(links: Iterable[Link]) -> set[tuple[str, str]]:
+    """Pairs a found translation suggests: each side of it against the other side's
+    same-language relatives (its editions, volumes, excerpts), as (smaller id, larger id).
+
+    A translated candidate query ranks a work's whole family of editions in the other language
+    by chance-level margins, and at 1,000 long books its cap of 30 missed 23 of 334 translations
+    (0.949), 12 of them a relative of a book the query did find and verify as a translation
+    (docs/EVALUATION.md). The evidence chain is cheap to follow: 172 extra pairs there.
+    """
+    relatives: dict[str, set[str]] = defaultdict(set)
+    translations: list[Link] = []
+    for link in links:
+        if link.translated:
+            translations.append(link)
+        else:
+            relatives[link.a].add(link.b)
+            relatives[link.b].add(link.a)
+    out: set[tuple[str, str]] = set()
+    for t in translations:
+        for one, other in ((t.a, t.b), (t.b, t.a)):
+            for relative in relatives.get(other, ()):
+                if relative != one:
+                    out.add((one, relative) if one < relative else (relative, one))
+    return out
 
 
 def prepare_lexicons(lexicons: Lexicons, languages: set[str]) -> None:

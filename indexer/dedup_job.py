@@ -3,6 +3,7 @@
 The job strings together the stages of `indexer.dedup_stages`:
 
     prepare → select books → candidates → verify → classify → write relations
+            → pairs through found translations (verify, classify, write)
             → remove stale relations → cluster and write back
 
 Candidate searches of batch i + 1 run in a thread while batch i is verified (`prefetch`), so
@@ -24,6 +25,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
+from bookdup.relate import Link, pairs_through_translations
 from indexer.clustering import CLUSTER_LOCK, write_clusters
 from indexer.dedup_stages import (
     CandidateBatch,
@@ -34,6 +36,7 @@ from indexer.dedup_stages import (
     prepare,
     select_books,
     stale_relation_ids,
+    stored_links,
     verify_candidates,
     write_actions,
 )
@@ -58,6 +61,10 @@ __all__ = ["DedupParams", "DedupSummary", "resolve_since", "run_dedup", "settled
 Progress = Callable[[int, int], None]
 
 
+#: Rounds of pairs through found translations: a round's new translations suggest the next.
+THROUGH_TRANSLATIONS_ROUNDS = 3
+
+
 @dataclass
 class DedupSummary:
     """Counts per stage, timings and skipped books of one dedup run."""
@@ -75,6 +82,7 @@ class DedupSummary:
     max_df: int = 0
     stop_terms: int = 0
     resumed_from: str | None = None  # the killed run whose work this one picked up
+    pairs_through_translations: int = 0  # verified beyond the searches' candidates
     verify_fallbacks: int = 0  # chunks a verification worker failed, verified in-process
     nothing_new_since: str | None = None  # set when the job did nothing: the run that settled all
     skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -85,6 +93,7 @@ class DedupSummary:
             "books": self.books,
             "query_books": self.query_books,
             "candidate_pairs": self.candidate_pairs,
+            "pairs_through_translations": self.pairs_through_translations,
             "verified_pairs": self.verified_pairs,
             "relations": dict(self.relations),
             "stale_relations_removed": self.stale_relations_removed,
@@ -164,6 +173,8 @@ class _RelationStream:
         self.done = 0
         self.heartbeat: Callable[[], None] = lambda: None  # e.g. renew the job's lock
         self.pool: Verifier | None = None  # verification workers; None: in-process
+        self.links: list[Link] = []  # the relations found so far
+        self.incremental = False  # a --since run: earlier runs' relations count too
 
     def actions(self) -> Iterator[Action]:
         batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
@@ -172,6 +183,7 @@ class _RelationStream:
             self.summary.add_time("search_s", found.seconds)
             self.summary.add_time("search_cpu_s", found.cpu_seconds)
             yield from self._settle(found)
+        yield from self._through_translations()
 
     def _settle(self, found: CandidateBatch) -> Iterator[Action]:
         batch, summary = found.batch, self.summary
@@ -179,8 +191,18 @@ class _RelationStream:
         summary.query_books += len(batch.books)
         self.queried.update(batch.ids)
         pairs = [p for p in dict.fromkeys(found.pairs) if p not in self.seen]
-        self.seen.update(pairs)
         summary.candidate_pairs += len(pairs)
+        yield from self._verify(pairs)
+        self.done += len(batch.ids)
+        self.heartbeat()
+        failpoint("dedup.batch")
+        if self.progress:
+            self.progress(self.done, self.total)
+
+    def _verify(self, pairs: list[tuple[str, str]]) -> Iterator[Action]:
+        """Verify, classify and write ``pairs`` (none verified before in this run)."""
+        summary = self.summary
+        self.seen.update(pairs)
         started = time.monotonic()
         verified = verify_candidates(self.run, pairs, self.pool)
         relations = classify_pairs(verified.pairs)
@@ -190,12 +212,28 @@ class _RelationStream:
             name = relation.result["relation"]
             summary.relations[name] = summary.relations.get(name, 0) + 1
             self.produced.add(relation.pair_id)
+            a, b = relation.a, relation.b
+            self.links.append(Link(a.book_id, b.book_id, a.language != b.language))
         yield from write_actions(self.run, relations, RunRecorder.now())
-        self.done += len(batch.ids)
-        self.heartbeat()
-        failpoint("dedup.batch")
-        if self.progress:
-            self.progress(self.done, self.total)
+
+    def _through_translations(self) -> Iterator[Action]:
+        """Each side of a found translation against the other side's same-language relatives
+        (``bookdup.relate.pairs_through_translations``), until no new pair comes up. An
+        incremental run also reads the stored relations of the translations' books: their
+        editions may have been found by earlier runs."""
+        stored: list[Link] = []
+        if self.incremental:
+            hubs = {i for link in self.links if link.translated for i in (link.a, link.b)}
+            stored = list(stored_links(self.run.client, self.run.names, hubs))
+        for _ in range(THROUGH_TRANSLATIONS_ROUNDS):
+            suggested = pairs_through_translations(stored + self.links)
+            pairs = sorted(p for p in suggested if p not in self.seen)
+            if not pairs:
+                return
+            self.summary.pairs_through_translations += len(pairs)
+            for start in range(0, len(pairs), 500):
+                yield from self._verify(pairs[start : start + 500])
+                self.heartbeat()
 
 
 def _write_relations(run: DedupRun, summary: DedupSummary, stream: _RelationStream) -> None:
@@ -290,6 +328,7 @@ def _run_stages(
     total = count(index=names.books, query=run.selection)["count"] if since_time else None
     stream = _RelationStream(run, summary, summary.books if total is None else total, progress)
     stream.heartbeat = lock.renew
+    stream.incremental = since_time is not None
     pool = open_verifier(params.verify_workers, params.verify_scheduler, run.lexicons)
     try:
         stream.pool = pool

@@ -14,7 +14,9 @@ from bookdup.relate import (
     SAME_LANGUAGE_FLOOR,
     SAME_LANGUAGE_Z_FLOOR,
     TRANSLATION_FLOOR,
+    Link,
     direction_from_side,
+    pairs_through_translations,
     plan_pair,
     relate,
     stored_direction,
@@ -106,3 +108,22 @@ def test_order_alone_lets_a_same_language_pair_through(lexicons) -> None:
     assert relate(a, b, lexicons) is not None
     # without the order floor, the its floor alone would have dropped the pair
     assert verify_planned(a, b, dataclasses.replace(plan, min_z=None)) is None
+
+
+def test_a_translation_suggests_the_other_sides_relatives() -> None:
+    """A German book found to translate one English edition is compared with that edition's
+    other editions and volumes (and the English one with the German's relatives); pairs of one
+    language, and a book with itself, are never suggested."""
+    links = [
+        Link("de1", "en1", translated=True),
+        Link("en1", "en2", translated=False),  # an edition of en1
+        Link("en3", "en1", translated=False),  # a volume of it
+        Link("de1", "de2", translated=False),  # a German edition of de1
+        Link("fr1", "en9", translated=True),  # unrelated to the rest
+    ]
+    assert pairs_through_translations(links) == {
+        ("de1", "en2"),
+        ("de1", "en3"),
+        ("de2", "en1"),
+    }
+    assert pairs_through_translations([Link("a", "b", translated=False)]) == set()
