@@ -36,7 +36,6 @@ from indexer.dedup_stages import (
     prepare,
     select_books,
     stale_relation_ids,
-    stored_links,
     verify_candidates,
     write_actions,
 )
@@ -44,6 +43,7 @@ from indexer.failpoints import failpoint
 from indexer.pipeline import prefetch
 from indexer.verify_pool import Verifier, open_verifier
 from store.bulk import Action, bulk_write
+from store.links import stored_links
 from store.locks import JobLock
 from store.nodestats import cluster_cpu_seconds
 from store.retry import with_retries

@@ -19,7 +19,6 @@ from elasticsearch import Elasticsearch
 
 from bookdup.features import BookFeatures, features_from_doc
 from bookdup.relate import (
-    Link,
     VerifiedPair,
     classify_verified,
     plan_pair,
@@ -260,15 +259,3 @@ def stale_relation_ids(
         for hit in iter_documents(client, names.relations, query=query, source=False):
             if hit["_id"] not in keep:
                 yield hit["_id"]
-
-
-def stored_links(client: Elasticsearch, names: IndexNames, ids: set[str]) -> Iterator[Link]:
-    """The stored relations that involve any of ``ids`` (earlier runs' findings)."""
-    ordered = sorted(ids)
-    for start in range(0, len(ordered), 1000):
-        chunk = ordered[start : start + 1000]
-        query = {"bool": {"should": [{"terms": {"a": chunk}}, {"terms": {"b": chunk}}]}}
-        hits = iter_documents(client, names.relations, query=query, source=["a", "b", "translated"])
-        for hit in hits:
-            doc = hit["_source"]
-            yield Link(doc["a"], doc["b"], bool(doc.get("translated")))

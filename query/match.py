@@ -17,7 +17,7 @@ from elasticsearch import Elasticsearch
 from bookdup.cluster import EDITION_RELATIONS, WORK_RELATIONS
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
-from bookdup.relate import direction_from_side, relate
+from bookdup.relate import Link, direction_from_side, pairs_through_translations, relate
 from bookdup.vocabulary import direction_words, part_direction
 from query.context import READ_RETRY_S, BadRequest, ReadSide
 from query.display import display_title, relation_label
@@ -25,6 +25,7 @@ from query.related import add_metadata, group_by_class
 from readers import iter_books
 from readers.common import split_pages
 from store.features import prepare_features
+from store.links import stored_links
 from store.retry import with_retries
 from store.schema import IndexNames
 
@@ -45,15 +46,29 @@ def find_related(rs: ReadSide, features: BookFeatures) -> list[dict[str, Any]]:
     )
     with rs.compute_lock:
         pairs = state.searcher.candidates([query])
-        others = state.cache.get_many(
-            sorted({b if a == query.book_id else a for a, b in pairs} - {query.book_id})
-        )
-        out = []
-        for other in others.values():
-            result = relate(query, other, rs.lexicons)
-            if result is not None:
-                out.append({"book_id": other.book_id, **result})
+        ids = {b if a == query.book_id else a for a, b in pairs} - {query.book_id}
+        out = _related_among(rs, query, ids)
+        # as the dedup job does: the found translations' same-language relatives too
+        translated = {r["book_id"] for r in out if r["relation"] == "TRANSLATION"}
+        links = [Link(query.book_id, t, translated=True) for t in sorted(translated)]
+        links += stored_links(rs.client, rs.names, translated) if translated else []
+        suggested = {
+            a if b == query.book_id else b
+            for a, b in pairs_through_translations(links)
+            if query.book_id in (a, b)
+        }
+        out += _related_among(rs, query, suggested - ids - {query.book_id})
     out.sort(key=lambda r: (-r["confidence"], r["book_id"]))
+    return out
+
+
+def _related_among(rs: ReadSide, query: BookFeatures, ids: set[str]) -> list[dict[str, Any]]:
+    """``relate`` of ``query`` with each indexed book of ``ids``: the related ones."""
+    out = []
+    for other in rs.state().cache.get_many(sorted(ids)).values():
+        result = relate(query, other, rs.lexicons)
+        if result is not None:
+            out.append({"book_id": other.book_id, **result})
     return out
 
 

@@ -1,4 +1,5 @@
-"""A translation the translated query's cap missed is found through an edition it did find.
+"""A translation the translated query's cap missed is found through an edition it did find,
+by the dedup job and by ``bookdup match`` alike.
 
 At 1,000 long books the translated candidate lists (30 per language) missed 23 of 334
 translations, 12 of them an edition or volume of a book the job had found to be a translation
@@ -13,8 +14,11 @@ import uuid
 import pytest
 
 import store.candidates
+from bookdup.features import extract_features
 from indexer.dedup_job import run_dedup
 from indexer.index_job import IndexOptions, run_index
+from query.context import ReadSide
+from query.match import find_related, read_one_book
 from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import PAGE_LINES, gutenberg_body, paginate, write_txt
@@ -65,3 +69,25 @@ def test_a_translation_missed_by_the_searches_is_found_through_its_edition(
     }
     assert summary.pairs_through_translations == 1
     assert summary.relations == {"DIFFERENT_PAGINATION": 1, "TRANSLATION": 2}
+
+
+def test_match_follows_a_found_translation_to_its_editions(es_client, corpus, monkeypatch) -> None:
+    """The English editions are indexed and deduplicated; the German text is matched with the
+    searcher missing one edition: the other's stored relative brings it in."""
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    try:
+        run_index(es_client, names, corpus[:2], IndexOptions(workers=1))
+        run_dedup(es_client, names)
+        searched = store.candidates.CandidateSearcher.candidates
+
+        def missing_repag(searcher, batch):  # type: ignore[no-untyped-def]
+            yield from (p for p in searched(searcher, batch) if EN_REPAG not in p)
+
+        monkeypatch.setattr(store.candidates.CandidateSearcher, "candidates", missing_repag)
+        found = find_related(ReadSide(es_client, names), extract_features(read_one_book(corpus[2])))
+    finally:
+        drop_indices(es_client, names)
+    assert {r["book_id"]: r["relation"] for r in found} == {
+        EN: "TRANSLATION",
+        EN_REPAG: "TRANSLATION",
+    }

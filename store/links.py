@@ -1,0 +1,24 @@
+"""Stored relations as the verification policy reads them (``bookdup.relate.Link``): the
+dedup job's incremental runs and ``bookdup match`` follow found translations through them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from elasticsearch import Elasticsearch
+
+from bookdup.relate import Link
+from store.iterate import iter_documents
+from store.schema import IndexNames
+
+
+def stored_links(client: Elasticsearch, names: IndexNames, ids: set[str]) -> Iterator[Link]:
+    """The stored relations that involve any of ``ids`` (earlier runs' findings)."""
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), 1000):
+        chunk = ordered[start : start + 1000]
+        query = {"bool": {"should": [{"terms": {"a": chunk}}, {"terms": {"b": chunk}}]}}
+        hits = iter_documents(client, names.relations, query=query, source=["a", "b", "translated"])
+        for hit in hits:
+            doc = hit["_source"]
+            yield Link(doc["a"], doc["b"], bool(doc.get("translated")))
