@@ -63,6 +63,8 @@ Progress = Callable[[int, int], None]
 
 #: Rounds of pairs through found translations: a round's new translations suggest the next.
 THROUGH_TRANSLATIONS_ROUNDS = 3
+#: Pairs verified and written per step of those rounds (the lock is renewed between steps).
+THROUGH_TRANSLATIONS_CHUNK = 500
 
 
 @dataclass
@@ -231,8 +233,9 @@ class _RelationStream:
             if not pairs:
                 return
             self.summary.pairs_through_translations += len(pairs)
-            for start in range(0, len(pairs), 500):
-                yield from self._verify(pairs[start : start + 500])
+            step = THROUGH_TRANSLATIONS_CHUNK
+            for start in range(0, len(pairs), step):
+                yield from self._verify(pairs[start : start + step])
                 self.heartbeat()
 
 

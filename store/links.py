@@ -11,12 +11,15 @@ from bookdup.relate import Link
 from store.iterate import iter_documents
 from store.schema import IndexNames
 
+#: Book ids per terms query: far under Elasticsearch's 65,536-term limit, and small responses.
+IDS_PER_QUERY = 1000
+
 
 def stored_links(client: Elasticsearch, names: IndexNames, ids: set[str]) -> Iterator[Link]:
     """The stored relations that involve any of ``ids`` (earlier runs' findings)."""
     ordered = sorted(ids)
-    for start in range(0, len(ordered), 1000):
-        chunk = ordered[start : start + 1000]
+    for start in range(0, len(ordered), IDS_PER_QUERY):
+        chunk = ordered[start : start + IDS_PER_QUERY]
         query = {"bool": {"should": [{"terms": {"a": chunk}}, {"terms": {"b": chunk}}]}}
         hits = iter_documents(client, names.relations, query=query, source=["a", "b", "translated"])
         for hit in hits:
