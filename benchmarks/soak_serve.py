@@ -137,7 +137,11 @@ def hostile_calls(mix: list[Call]) -> tuple[list[Call], list[Call]]:
     by = {kind: [c for c in mix if c.kind == kind] for kind in MIX}
     reads = [rng.choice(by[kind]) for kind, weight in READS.items() for _ in range(weight * 10)]
     texts = [c.body for c in by["match"] if c.body]
-    big = [b"\n\f".join(rng.sample(texts, len(texts)))[:100_000] for _ in range(10)]
+    # ~100 KB each, cut on a character boundary: a cut through a UTF-8 sequence is a 400
+    big = [
+        b"\n\f".join(rng.sample(texts, len(texts)))[:100_000].decode(errors="ignore").encode()
+        for _ in range(10)
+    ]
     heavy = [Call("match", "/api/match", "POST", body) for body in big]
     heavy += [Call("plot", c.path.replace("format=svg", "format=png")) for c in by["plot_svg"]]
     return reads, heavy
