@@ -353,65 +353,28 @@ def compute_signals(
     for a caller that matched pages some other way.
     """
     nx_pages, ny_pages = int(fa.n_pages), int(fb.n_pages)
-    same_content = bool(fa.content_hash) and fa.content_hash == fb.content_hash
-    book_sim = float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS))
-
     sx, sy, ss = page_signature_matches(
         fa.page_minhashes, fb.page_minhashes, threshold=params.page_match_threshold
     )
-    page_similarity = float(ss.mean()) if ss.size else 0.0
-
-    on_alignment = page_matches is None
-    if page_matches is not None:
-        px, py = (np.asarray(p, np.int64) for p in page_matches)
-        min_run = params.min_run_pages
-    else:
-        px, py = _alignment_pages(verification)
-        min_run = params.min_run_words
-        if px.size < params.min_run_words:  # no usable alignment: fall back to signatures
-            px, py, min_run = sx, sy, params.min_run_pages
-            on_alignment = False
-
+    px, py, min_run, on_alignment = _page_pairs(verification, page_matches, (sx, sy), params)
     runs, frames = shared_runs(px, py, fa, fb, params, min_len=min_run)
     if runs:
         rx = np.concatenate([px[r] for r in runs])
         ry = np.concatenate([py[r] for r in runs])
     else:
         rx = ry = np.zeros(0, np.int64)
-
     cov_x, span_x, cont_x = _coverage(px, runs, frames, fa.unique.pages, nx_pages)
     cov_y, span_y, cont_y = _coverage(py, runs, frames, fb.unique.pages, ny_pages)
     slope, offset, residual = _fit(rx, ry)
-
-    agreement = corr = seq = match_fraction = 0.0
-    if rx.size:
-        ux, uy, c = _page_table(rx, ry)
-        xs, best_y, share, straddle_x = _group_stats(ux, uy, c, params.straddle_share)
-        agreement = float(share.mean())
-        steps = np.diff(best_y)[np.diff(xs) == 1]
-        seq = float(np.mean(np.abs(steps - slope) <= 1.0)) if steps.size else 0.0
-        # Google counts straddling on the denser book (more unique words per page)
-        if len(fa.unique) * ny_pages >= len(fb.unique) * nx_pages:
-            corr = straddle_x / max(nx_pages, 1)
-        else:
-            order = np.lexsort((ux, uy))
-            _, _, _, straddle_y = _group_stats(
-                uy[order], ux[order], c[order], params.straddle_share
-            )
-            corr = straddle_y / max(ny_pages, 1)
-        n_small = min(nx_pages, ny_pages)
-        matched = xs.size if nx_pages <= ny_pages else np.unique(uy).size
-        match_fraction = matched / n_small if n_small else 0.0
-
+    table = _page_table_signals(rx, ry, slope, fa, fb, params)
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
-    v = verification
-    agreeing, comparable = _neighbours_in_runs(v, runs, px.size, on_alignment)
+    agreeing, comparable = _neighbours_in_runs(verification, runs, px.size, on_alignment)
     return RelationSignals(
-        same_content=same_content,
-        book_similarity=book_sim,
-        page_similarity=page_similarity,
-        page_match_fraction=float(match_fraction),
-        page_agreement=agreement,
+        same_content=bool(fa.content_hash) and fa.content_hash == fb.content_hash,
+        book_similarity=float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS)),
+        page_similarity=float(ss.mean()) if ss.size else 0.0,
+        page_match_fraction=table.match_fraction,
+        page_agreement=table.agreement,
         n_pages_x=nx_pages,
         n_pages_y=ny_pages,
         n_page_matches=int(rx.size),
@@ -420,25 +383,92 @@ def compute_signals(
         fit_residual=residual,
         delta_pages=nx_pages - ny_pages,
         delta_page_count=float(last_y - (slope * last_x + offset)),
-        consecutive_corr=float(min(1.0, corr)),
-        sequential_fraction=seq,
+        consecutive_corr=float(min(1.0, table.straddle)),
+        sequential_fraction=table.sequential,
         coverage_x=cov_x,
         coverage_y=cov_y,
         span_x=span_x,
         span_y=span_y,
         contiguity_x=cont_x,
         contiguity_y=cont_y,
-        x=int(v.x) if v is not None else len(fa.unique),
-        y=int(v.y) if v is not None else len(fb.unique),
-        shared=int(v.shared) if v is not None else 0,
-        lcs=int(v.lcs) if v is not None else 0,
-        cs=float(v.cs) if v is not None else 0.0,
-        its=float(v.its) if v is not None else 0.0,
-        order_z=float(getattr(v, "order_z", 0.0)) if v is not None else 0.0,
+        **_verification_fields(verification, fa, fb),
         neighbour_agreement=agreeing,
         neighbour_share=comparable,
         text_ratio=_text_ratio(slope, fa, fb) if rx.size else 1.0,
     )
+
+
+def _page_pairs(
+    verification: Any,
+    page_matches: tuple[np.ndarray, np.ndarray] | None,
+    signatures: tuple[np.ndarray, np.ndarray],
+    params: SignalParams,
+) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """(pages of x, pages of y, the pairs a run needs, from the word alignment?): the given
+    ``page_matches``, else the verification's alignment, else (none usable) the pages whose
+    signatures match."""
+    if page_matches is not None:
+        px, py = (np.asarray(p, np.int64) for p in page_matches)
+        return px, py, params.min_run_pages, False
+    px, py = _alignment_pages(verification)
+    if px.size < params.min_run_words:
+        return signatures[0], signatures[1], params.min_run_pages, False
+    return px, py, params.min_run_words, True
+
+
+@dataclass(frozen=True)
+class _TableSignals:
+    agreement: float = 0.0
+    sequential: float = 0.0
+    straddle: float = 0.0
+    match_fraction: float = 0.0
+
+
+def _page_table_signals(
+    rx: np.ndarray,
+    ry: np.ndarray,
+    slope: float,
+    fa: BookFeatures,
+    fb: BookFeatures,
+    params: SignalParams,
+) -> _TableSignals:
+    """Page agreement, sequential steps, straddling and matched pages of the shared runs'
+    page pairs (``rx``, ``ry``); all 0 without any."""
+    if not rx.size:
+        return _TableSignals()
+    nx_pages, ny_pages = int(fa.n_pages), int(fb.n_pages)
+    ux, uy, c = _page_table(rx, ry)
+    xs, best_y, share, straddle_x = _group_stats(ux, uy, c, params.straddle_share)
+    steps = np.diff(best_y)[np.diff(xs) == 1]
+    seq = float(np.mean(np.abs(steps - slope) <= 1.0)) if steps.size else 0.0
+    # Google counts straddling on the denser book (more unique words per page)
+    if len(fa.unique) * ny_pages >= len(fb.unique) * nx_pages:
+        corr = straddle_x / max(nx_pages, 1)
+    else:
+        order = np.lexsort((ux, uy))
+        _, _, _, straddle_y = _group_stats(uy[order], ux[order], c[order], params.straddle_share)
+        corr = straddle_y / max(ny_pages, 1)
+    n_small = min(nx_pages, ny_pages)
+    matched = xs.size if nx_pages <= ny_pages else np.unique(uy).size
+    return _TableSignals(
+        float(share.mean()), seq, float(corr), float(matched / n_small if n_small else 0.0)
+    )
+
+
+def _verification_fields(v: Any, fa: BookFeatures, fb: BookFeatures) -> dict[str, Any]:
+    """The unique-word scores of the signals, from ``v`` (zeros for a pruned pair)."""
+    if v is None:
+        zero = {"shared": 0, "lcs": 0, "cs": 0.0, "its": 0.0, "order_z": 0.0}
+        return {"x": len(fa.unique), "y": len(fb.unique), **zero}
+    return {
+        "x": int(v.x),
+        "y": int(v.y),
+        "shared": int(v.shared),
+        "lcs": int(v.lcs),
+        "cs": float(v.cs),
+        "its": float(v.its),
+        "order_z": float(getattr(v, "order_z", 0.0)),
+    }
 
 
 #: The page ranges a verdict states cover this central share of the aligned words of the shared
