@@ -307,7 +307,13 @@ def dedup_cmd(
         return
     click.echo(
         f"run {summary.run_id}: {summary.query_books} books queried, "
-        f"{summary.candidate_pairs} candidate pairs, {summary.verified_pairs} verified, "
+        f"{summary.candidate_pairs} candidate pairs"
+        + (
+            f" (+{summary.pairs_through_translations} through found translations)"
+            if summary.pairs_through_translations
+            else ""
+        )
+        + f", {summary.verified_pairs} verified, "
         f"relations {summary.relations or '{}'}; {summary.edition_clusters} edition clusters, "
         f"{summary.work_clusters} work clusters ({summary.clusters_updated} books updated) "
         f"in {summary.timings.get('total_s', 0):.1f} s"
