@@ -418,6 +418,8 @@ def _page_pairs(
 
 @dataclass(frozen=True)
 class _TableSignals:
+    """What the shared runs' page table says (``_page_table_signals``)."""
+
     agreement: float = 0.0
     sequential: float = 0.0
     straddle: float = 0.0

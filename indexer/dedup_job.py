@@ -221,15 +221,16 @@ class _RelationStream:
     def _through_translations(self) -> Iterator[Action]:
         """Each side of a found translation against the other side's same-language relatives
         (``bookdup.relate.pairs_through_translations``), until no new pair comes up. An
-        incremental run also reads the stored relations of the translations' books: their
-        editions may have been found by earlier runs."""
+        incremental run also reads the stored relations of every book it related: a new
+        edition's translations, or a new translation's editions, were found by earlier runs."""
         stored: list[Link] = []
         if self.incremental:
-            hubs = {i for link in self.links if link.translated for i in (link.a, link.b)}
+            hubs = {i for link in self.links for i in (link.a, link.b)}
             stored = list(stored_links(self.run.client, self.run.names, hubs))
         for _ in range(THROUGH_TRANSLATIONS_ROUNDS):
             suggested = pairs_through_translations(stored + self.links)
-            pairs = sorted(p for p in suggested if p not in self.seen)
+            related = {(min(k.a, k.b), max(k.a, k.b)) for k in stored}  # settled by earlier runs
+            pairs = sorted(p for p in suggested if p not in self.seen and p not in related)
             if not pairs:
                 return
             self.summary.pairs_through_translations += len(pairs)

@@ -91,3 +91,34 @@ def test_match_follows_a_found_translation_to_its_editions(es_client, corpus, mo
         EN: "TRANSLATION",
         EN_REPAG: "TRANSLATION",
     }
+
+
+def test_an_incremental_run_reaches_a_new_editions_translation_through_stored_relations(
+    es_client, corpus, monkeypatch
+) -> None:
+    """The translation was found by an earlier run; a new edition of the English book arrives
+    and the searches miss its pair with the German book: the stored translation brings it in."""
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    searched = store.candidates.CandidateSearcher.candidates
+
+    def missing_one(searcher, batch):  # type: ignore[no-untyped-def]
+        yield from (p for p in searched(searcher, batch) if p != MISSED)
+
+    try:
+        run_index(es_client, names, [corpus[0], corpus[2]], IndexOptions(workers=1))
+        first = run_dedup(es_client, names)
+        run_index(es_client, names, [corpus[1]], IndexOptions(workers=1))
+        monkeypatch.setattr(store.candidates.CandidateSearcher, "candidates", missing_one)
+        summary = run_dedup(es_client, names, since=first.run_id)
+        es_client.indices.refresh(index=names.relations)
+        found = {
+            h["_id"]: h["_source"]["relation"] for h in iter_documents(es_client, names.relations)
+        }
+    finally:
+        drop_indices(es_client, names)
+    assert summary.query_books == 1 and summary.pairs_through_translations == 1
+    assert found == {
+        f"{EN}|{EN_REPAG}": "DIFFERENT_PAGINATION",
+        f"{DE}|{EN}": "TRANSLATION",
+        f"{DE}|{EN_REPAG}": "TRANSLATION",
+    }
