@@ -80,8 +80,10 @@ STOPWORDS: dict[str, frozenset[str]] = {
 SUPPORTED_LANGUAGES: tuple[str, ...] = tuple(STOPWORDS)
 ALL_STOPWORDS: frozenset[str] = frozenset().union(*STOPWORDS.values())
 # For each stop word: the languages whose list holds it and the share of a vote each gets.
+# In sorted order, not the set's: that depends on the process's hash seed, and the scores are
+# float sums, so a Dask worker (another seed) gave another last bit than a forked pool worker.
 _VOTES: dict[str, tuple[tuple[int, ...], float]] = {}
-for _w in ALL_STOPWORDS:
+for _w in sorted(ALL_STOPWORDS):
     _langs = tuple(i for i, lang in enumerate(SUPPORTED_LANGUAGES) if _w in STOPWORDS[lang])
     _VOTES[_w] = (_langs, 1.0 / len(_langs))
 
