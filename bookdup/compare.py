@@ -19,13 +19,14 @@ from bookdup.features import BookFeatures, extract_features
 from bookdup.langid import UNDETERMINED
 from bookdup.model import Book
 from bookdup.signals import compute_signals, dense_page_ranges
-from bookdup.verify import Verification, verify_pair
+from bookdup.verify import Verification, order_screen, verify_pair
 
 __all__ = [
     "compare_books",
     "compare_features",
     "describe_relation",
     "flip_result",
+    "screen_features",
     "shared_page_ranges",
     "translated_first",
     "verify_features",
@@ -42,6 +43,13 @@ def translated_first(fa: BookFeatures, fb: BookFeatures, dictionary: Dictionary 
     if dictionary is None or fa.language == dictionary.source:
         return True
     return fb.language != dictionary.source
+
+
+def screen_features(fa: BookFeatures, fb: BookFeatures, *, dictionary: Dictionary) -> float:
+    """The order screen of a translated pair (``bookdup.verify.order_screen``), the book in
+    the lexicon's source language translated whichever argument it is."""
+    x, y = (fa, fb) if translated_first(fa, fb, dictionary) else (fb, fa)
+    return order_screen(x, y, dictionary)
 
 
 def verify_features(

@@ -25,6 +25,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
+from bookdup.evaluate import pair_key
 from bookdup.relate import Link, pairs_through_translations
 from indexer.clustering import CLUSTER_LOCK, write_clusters
 from indexer.dedup_stages import (
@@ -85,6 +86,8 @@ class DedupSummary:
     stop_terms: int = 0
     resumed_from: str | None = None  # the killed run whose work this one picked up
     pairs_through_translations: int = 0  # verified beyond the searches' candidates
+    screened_pairs: int = 0  # candidates verified only if their order passed the screen
+    screened_out: int = 0  # ... and of them, those that did not pass it (nor the floor)
     verify_fallbacks: int = 0  # chunks a verification worker failed, verified in-process
     nothing_new_since: str | None = None  # set when the job did nothing: the run that settled all
     skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -96,6 +99,8 @@ class DedupSummary:
             "query_books": self.query_books,
             "candidate_pairs": self.candidate_pairs,
             "pairs_through_translations": self.pairs_through_translations,
+            "screened_pairs": self.screened_pairs,
+            "screened_out": self.screened_out,
             "verified_pairs": self.verified_pairs,
             "relations": dict(self.relations),
             "stale_relations_removed": self.stale_relations_removed,
@@ -170,6 +175,8 @@ class _RelationStream:
         self.total = total
         self.progress = progress
         self.seen: set[tuple[str, str]] = set()
+        #: screened candidates that did not pass (not seen: a later pass may verify them)
+        self.screened_out: set[tuple[str, str]] = set()
         self.produced: set[str] = set()
         self.queried: set[str] = set()
         self.done = 0
@@ -192,24 +199,36 @@ class _RelationStream:
         summary.skipped.extend(batch.skipped)
         summary.query_books += len(batch.books)
         self.queried.update(batch.ids)
-        pairs = [p for p in dict.fromkeys(found.pairs) if p not in self.seen]
-        summary.candidate_pairs += len(pairs)
-        yield from self._verify(pairs)
+        fresh = [p for p in dict.fromkeys(found.pairs) if p not in self.seen]
+        # a pair screened out before is verified again only when offered outright
+        pairs = [p for p in fresh if p not in self.screened_out or p not in found.screened]
+        summary.candidate_pairs += sum(1 for p in pairs if p not in self.screened_out)
+        yield from self._verify(pairs, found.screened.intersection(pairs))
         self.done += len(batch.ids)
         self.heartbeat()
         failpoint("dedup.batch")
         if self.progress:
             self.progress(self.done, self.total)
 
-    def _verify(self, pairs: list[tuple[str, str]]) -> Iterator[Action]:
-        """Verify, classify and write ``pairs`` (none verified before in this run)."""
+    def _verify(
+        self, pairs: list[tuple[str, str]], screened: frozenset[tuple[str, str]] = frozenset()
+    ) -> Iterator[Action]:
+        """Verify, classify and write ``pairs`` (none verified before in this run); those of
+        ``screened`` that fail the screen stay unseen: a later pass may verify them in full."""
         summary = self.summary
         self.seen.update(pairs)
         started = time.monotonic()
-        verified = verify_candidates(self.run, pairs, self.pool)
+        verified = verify_candidates(self.run, pairs, self.pool, screened)
         relations = classify_pairs(verified.pairs)
         summary.add_time("verify_s", time.monotonic() - started)
         summary.verified_pairs += verified.compared
+        passed = {pair_key(v.a.book_id, v.b.book_id) for v in verified.pairs}
+        out = verified.screened - passed
+        self.seen.difference_update(out)
+        self.screened_out.difference_update(pairs)
+        self.screened_out.update(out)
+        summary.screened_pairs += len(verified.screened)
+        summary.screened_out += len(out)
         for relation in relations:
             name = relation.result["relation"]
             summary.relations[name] = summary.relations.get(name, 0) + 1

@@ -12,11 +12,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
+from bookdup.evaluate import pair_key
 from bookdup.features import BookFeatures, features_from_doc
 from bookdup.relate import (
     VerifiedPair,
@@ -133,13 +135,23 @@ class CandidateBatch:
     pairs: list[tuple[str, str]]
     seconds: float
     cpu_seconds: float = 0.0
+    #: the pairs found only as screened hits (``CandidateSearcher.screened_candidates``)
+    screened: frozenset[tuple[str, str]] = frozenset()
 
 
 def find_candidates(run: DedupRun, batch: QueryBatch) -> CandidateBatch:
     """Stage 2: one ``_msearch`` of term queries for the whole batch."""
     started, cpu = time.monotonic(), time.thread_time()
-    pairs = list(run.searcher.candidates(batch.books))
-    return CandidateBatch(batch, pairs, time.monotonic() - started, time.thread_time() - cpu)
+    found = list(run.searcher.screened_candidates(batch.books))
+    outright = {pair for pair, screened in found if not screened}
+    screened = frozenset(pair for pair, _ in found) - outright
+    return CandidateBatch(
+        batch,
+        [pair for pair, _ in found],
+        time.monotonic() - started,
+        time.thread_time() - cpu,
+        screened,
+    )
 
 
 @dataclass(frozen=True)
@@ -148,11 +160,17 @@ class VerifiedBatch:
 
     pairs: list[VerifiedPair]
     compared: int
+    #: the pairs that went through the order screen (``PairPlan.screened``)
+    screened: frozenset[tuple[str, str]] = frozenset()
 
 
-def plan_candidates(run: DedupRun, pairs: Sequence[tuple[str, str]]) -> list[Planned]:
+def plan_candidates(
+    run: DedupRun,
+    pairs: Sequence[tuple[str, str]],
+    screened: AbstractSet[tuple[str, str]] = frozenset(),
+) -> list[Planned]:
     """The pairs that a lexicon makes comparable, with their plans (in the parent: the
-    lexicons and the feature cache live here)."""
+    lexicons and the feature cache live here); those of ``screened`` are screened first."""
     features = run.cache.get_many(i for p in pairs for i in p)
     planned: list[Planned] = []
     for a_id, b_id in pairs:
@@ -161,21 +179,28 @@ def plan_candidates(run: DedupRun, pairs: Sequence[tuple[str, str]]) -> list[Pla
             continue
         plan = plan_pair(a, b, run.lexicons)
         if plan is not None:
-            planned.append((a, b, plan))
+            planned.append((a, b, plan.screened() if (a_id, b_id) in screened else plan))
     return planned
 
 
 def verify_candidates(
-    run: DedupRun, pairs: Sequence[tuple[str, str]], pool: Verifier | None = None
+    run: DedupRun,
+    pairs: Sequence[tuple[str, str]],
+    pool: Verifier | None = None,
+    screened: AbstractSet[tuple[str, str]] = frozenset(),
 ) -> VerifiedBatch:
     """Stage 3: LCS verification of each pair that a lexicon makes comparable, in ``pool``'s
     workers when given (same results, same order), else in this process.
 
-    Pairs below the classifier's its floors are dropped here, before any page signal.
+    Pairs below the classifier's its floors are dropped here, before any page signal, and
+    the pairs of ``screened`` that fail their order screen before that.
     """
-    planned = plan_candidates(run, pairs)
+    planned = plan_candidates(run, pairs, screened)
     results = pool.verify(planned) if pool is not None else verify_here(planned)
-    return VerifiedBatch([v for v in results if v is not None], len(planned))
+    screened_ids = (pair_key(a.book_id, b.book_id) for a, b, p in planned if p.screen_z is not None)
+    return VerifiedBatch(
+        [v for v in results if v is not None], len(planned), frozenset(screened_ids)
+    )
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ related books.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,10 @@ def find_related(rs: ReadSide, features: BookFeatures) -> list[dict[str, Any]]:
         dataclasses.replace(features, book_id=MATCH_PREFIX + features.book_id), state.stop
     )
     with rs.compute_lock:
-        pairs = state.searcher.candidates([query])
-        ids = {b if a == query.book_id else a for a, b in pairs} - {query.book_id}
-        out = _related_among(rs, query, ids)
+        found = list(state.searcher.screened_candidates([query]))
+        ids = {_other(query, pair) for pair, _ in found} - {query.book_id}
+        screened = ids - {_other(query, pair) for pair, screened in found if not screened}
+        out = _related_among(rs, query, ids, screened)
         # as the dedup job does: the found translations' same-language relatives too
         translated = {r["book_id"] for r in out if r["relation"] == "TRANSLATION"}
         links = [Link(query.book_id, t, translated=True) for t in sorted(translated)]
@@ -57,16 +59,26 @@ def find_related(rs: ReadSide, features: BookFeatures) -> list[dict[str, Any]]:
             for a, b in pairs_through_translations(links)
             if query.book_id in (a, b)
         }
-        out += _related_among(rs, query, suggested - ids - {query.book_id})
+        # a screened-out book is verified in full when a found translation suggests it
+        settled = (ids - screened) | {r["book_id"] for r in out} | {query.book_id}
+        out += _related_among(rs, query, suggested - settled)
     out.sort(key=lambda r: (-r["confidence"], r["book_id"]))
     return out
 
 
-def _related_among(rs: ReadSide, query: BookFeatures, ids: set[str]) -> list[dict[str, Any]]:
-    """``relate`` of ``query`` with each indexed book of ``ids``: the related ones."""
+def _other(query: BookFeatures, pair: tuple[str, str]) -> str:
+    a, b = pair
+    return b if a == query.book_id else a
+
+
+def _related_among(
+    rs: ReadSide, query: BookFeatures, ids: set[str], screened: AbstractSet[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """``relate`` of ``query`` with each indexed book of ``ids``: the related ones (those of
+    ``screened`` are screened candidates, as in the dedup job)."""
     out = []
     for other in rs.state().cache.get_many(sorted(ids)).values():
-        result = relate(query, other, rs.lexicons)
+        result = relate(query, other, rs.lexicons, screened=other.book_id in screened)
         if result is not None:
             out.append({"book_id": other.book_id, **result})
     return out

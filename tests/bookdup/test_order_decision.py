@@ -55,3 +55,36 @@ def test_fast_decision_equals_full_calibration_on_every_real_pair(gutenberg: Pat
     assert len(related) == 72 and related <= set(found)
     false_translations = [p for p, r in found.items() if r == "TRANSLATION" and p not in related]
     assert false_translations == []
+
+
+def test_the_order_screen_keeps_every_real_translation(gutenberg: Path) -> None:
+    """Screened candidates (``bookdup.relate.PairPlan.screened``) on the 80 real books: every
+    translation of the truth reaches the screen, and most unrelated cross-language pairs do
+    not (the screen is what makes a translated query's long tail cheap)."""
+    if not available_pairs():
+        pytest.skip("no FreeDict dictionaries installed (scripts/install_dictionaries.sh)")
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from bench_order_decision import pairs_of
+    from bench_translation_candidates import TRANSLATION_TYPES
+    from eval_gutenberg import parse_truth
+    from real_translations import load
+
+    from bookdup.compare import screen_features
+    from bookdup.relate import SCREEN_Z
+
+    pairs = pairs_of(load(gutenberg), Dictionaries(True), cross_only=True)
+    truth = {frozenset((t.a, t.b)) for t in parse_truth(gutenberg / "README.md")}
+    translations = {
+        frozenset((t.a, t.b))
+        for t in parse_truth(gutenberg / "README.md")
+        if t.type in TRANSLATION_TYPES
+    }
+    z = {
+        frozenset((fa.book_id, fb.book_id)): screen_features(fa, fb, dictionary=plan.dictionary)
+        for fa, fb, plan in pairs
+    }
+    assert translations <= set(z) and len(translations) == 53
+    assert min(z[p] for p in translations) >= SCREEN_Z
+    unrelated = [v for p, v in z.items() if p not in truth]
+    assert len(unrelated) > 1500
+    assert sum(v >= SCREEN_Z for v in unrelated) < 0.05 * len(unrelated)

@@ -127,3 +127,33 @@ def test_a_translation_suggests_the_other_sides_relatives() -> None:
         ("de2", "en1"),
     }
     assert pairs_through_translations([Link("a", "b", translated=False)]) == set()
+
+
+def test_the_screen_passes_a_translation_and_drops_shared_words_out_of_order() -> None:
+    """A screened candidate (``PairPlan.screened``) is verified only when its words are shared
+    in order: the same 600 translated words in the translation's order pass, in a random order
+    they do not, though both books share every word with the original."""
+    import random
+
+    from bookdup.compare import screen_features
+    from bookdup.relate import SCREEN_Z
+
+    source, target = words("quelle", 600).split(), words("ziel", 600).split()
+    lexicons = FakeLexicons(
+        Dictionary.from_mapping("de", "en", {s: (t,) for s, t in zip(source, target, strict=True)})
+    )
+    shuffled = target[:]
+    random.Random(7).shuffle(shuffled)
+    de = features("de", "de", " ".join(source))
+    translation = features("en", "en", " ".join(target))
+    lookalike = features("en2", "en", " ".join(shuffled))
+    plan = plan_pair(de, translation, lexicons).screened()
+    assert plan.screen_z == SCREEN_Z
+    assert screen_features(de, translation, dictionary=plan.dictionary) > 20
+    assert screen_features(de, lookalike, dictionary=plan.dictionary) < SCREEN_Z
+    assert verify_planned(de, translation, plan) is not None
+    assert verify_planned(de, lookalike, plan) is None
+    # a same-language plan has nothing to screen
+    same = plan_pair(translation, lookalike, lexicons)
+    assert same.screened() == same
+    assert relate(de, translation, lexicons, screened=True)["relation"] == "TRANSLATION"

@@ -1,7 +1,7 @@
 """A translation the translated query's cap missed is found through an edition it did find,
 by the dedup job and by ``bookdup match`` alike.
 
-At 1,000 long books the translated candidate lists (30 per language) missed 23 of 334
+At 1,000 long books the translated candidate lists (then 30 per language) missed 23 of 334
 translations, 12 of them an edition or volume of a book the job had found to be a translation
 (docs/EVALUATION.md). The job compares each side of a found translation with the other side's
 same-language relatives; here the searcher is made to miss the pair outright.
@@ -42,15 +42,15 @@ def test_a_translation_missed_by_the_searches_is_found_through_its_edition(
     es_client, corpus, monkeypatch
 ) -> None:
     offered: set[tuple[str, str]] = set()
-    searched = store.candidates.CandidateSearcher.candidates
+    searched = store.candidates.CandidateSearcher.screened_candidates
 
     def missing_one(searcher, batch):  # type: ignore[no-untyped-def]
-        for pair in searched(searcher, batch):
+        for pair, screened in searched(searcher, batch):
             offered.add(pair)
             if pair != MISSED:
-                yield pair
+                yield pair, screened
 
-    monkeypatch.setattr(store.candidates.CandidateSearcher, "candidates", missing_one)
+    monkeypatch.setattr(store.candidates.CandidateSearcher, "screened_candidates", missing_one)
     names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
     try:
         run_index(es_client, names, corpus, IndexOptions(workers=1))
@@ -78,12 +78,14 @@ def test_match_follows_a_found_translation_to_its_editions(es_client, corpus, mo
     try:
         run_index(es_client, names, corpus[:2], IndexOptions(workers=1))
         run_dedup(es_client, names)
-        searched = store.candidates.CandidateSearcher.candidates
+        searched = store.candidates.CandidateSearcher.screened_candidates
 
         def missing_repag(searcher, batch):  # type: ignore[no-untyped-def]
-            yield from (p for p in searched(searcher, batch) if EN_REPAG not in p)
+            yield from (c for c in searched(searcher, batch) if EN_REPAG not in c[0])
 
-        monkeypatch.setattr(store.candidates.CandidateSearcher, "candidates", missing_repag)
+        monkeypatch.setattr(
+            store.candidates.CandidateSearcher, "screened_candidates", missing_repag
+        )
         found = find_related(ReadSide(es_client, names), extract_features(read_one_book(corpus[2])))
     finally:
         drop_indices(es_client, names)
@@ -99,16 +101,16 @@ def test_an_incremental_run_reaches_a_new_editions_translation_through_stored_re
     """The translation was found by an earlier run; a new edition of the English book arrives
     and the searches miss its pair with the German book: the stored translation brings it in."""
     names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
-    searched = store.candidates.CandidateSearcher.candidates
+    searched = store.candidates.CandidateSearcher.screened_candidates
 
     def missing_one(searcher, batch):  # type: ignore[no-untyped-def]
-        yield from (p for p in searched(searcher, batch) if p != MISSED)
+        yield from (c for c in searched(searcher, batch) if c[0] != MISSED)
 
     try:
         run_index(es_client, names, [corpus[0], corpus[2]], IndexOptions(workers=1))
         first = run_dedup(es_client, names)
         run_index(es_client, names, [corpus[1]], IndexOptions(workers=1))
-        monkeypatch.setattr(store.candidates.CandidateSearcher, "candidates", missing_one)
+        monkeypatch.setattr(store.candidates.CandidateSearcher, "screened_candidates", missing_one)
         summary = run_dedup(es_client, names, since=first.run_id)
         es_client.indices.refresh(index=names.relations)
         found = {
@@ -122,3 +124,33 @@ def test_an_incremental_run_reaches_a_new_editions_translation_through_stored_re
         f"{DE}|{EN}": "TRANSLATION",
         f"{DE}|{EN_REPAG}": "TRANSLATION",
     }
+
+
+def test_a_screened_out_translation_is_verified_in_full_through_its_edition(
+    es_client, corpus, monkeypatch
+) -> None:
+    """A screened candidate that fails its screen stays unsettled: the pass through found
+    translations verifies it in full (here the screen is made to refuse every pair)."""
+    import bookdup.relate
+
+    searched = store.candidates.CandidateSearcher.screened_candidates
+
+    def screening_one(searcher, batch):  # type: ignore[no-untyped-def]
+        yield from ((p, s or p == MISSED) for p, s in searched(searcher, batch))
+
+    monkeypatch.setattr(store.candidates.CandidateSearcher, "screened_candidates", screening_one)
+    monkeypatch.setattr(bookdup.relate, "SCREEN_Z", float("inf"))
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    try:
+        run_index(es_client, names, corpus, IndexOptions(workers=1))
+        summary = run_dedup(es_client, names)
+        es_client.indices.refresh(index=names.relations)
+        found = {
+            h["_id"]: h["_source"]["relation"] for h in iter_documents(es_client, names.relations)
+        }
+    finally:
+        drop_indices(es_client, names)
+    assert summary.screened_pairs >= 1 and summary.screened_out == summary.screened_pairs
+    assert summary.pairs_through_translations == 1
+    assert found[f"{DE}|{EN_REPAG}"] == "TRANSLATION"
+    assert summary.candidate_pairs == 3  # the screened-out pair counted once
