@@ -31,6 +31,7 @@ from indexer.failpoints import failpoint
 from indexer.index_dask import DaskExtractor
 from indexer.index_worker import (
     EXCERPT_WORDS,
+    Document,
     Outcome,
     Task,
     build,
@@ -51,7 +52,7 @@ from readers import (
     read_manifest,
     read_source,
 )
-from readers.common import DEFAULT_MAX_BOOK_MB, MB, decoding_warning, plain_name
+from readers.common import DEFAULT_MAX_BOOK_MB, MB, plain_name
 from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
@@ -362,7 +363,9 @@ class _IndexRun:
             options.max_book_bytes,
         )
         workers = pool.workers if isinstance(pool, DaskExtractor) else options.workers
-        in_flight = _ReadingOrder(limit=workers * 4, timings=self.timings)
+        # a bulk chunk's worth beyond a few per worker: while this process waits on a bulk
+        # request, the workers go on with the books already handed to them
+        in_flight = _ReadingOrder(limit=workers * 4 + options.bulk_chunk, timings=self.timings)
         items = _walk(self._paths, options, self.summary.warnings)
         for batch in batched(items, options.lookup_batch):
             started = time.monotonic()
@@ -381,12 +384,12 @@ class _IndexRun:
             if doc is not None:
                 yield self._action(outcome, doc)
 
-    def settle(self, outcome: Outcome) -> dict[str, Any] | None:
+    def settle(self, outcome: Outcome) -> Document | None:
         """The document to write, or None once the book is counted as unchanged or failed."""
         self.summary.read += 1
         verdict = self._lookup.final_verdict(outcome)
         if verdict is None:
-            assert isinstance(outcome.result, dict)
+            assert isinstance(outcome.result, Document)
             return outcome.result
         if verdict == "unchanged":
             self.summary.unchanged += 1
@@ -395,15 +398,16 @@ class _IndexRun:
         self._note()
         return None
 
-    def _action(self, outcome: Outcome, doc: dict[str, Any]) -> dict[str, Any]:
+    def _action(self, outcome: Outcome, doc: Document) -> dict[str, Any]:
+        """The document's bulk action, its encoded bytes sent as they are, the run's fields
+        added last."""
         book_id = outcome.book_id
         assert book_id is not None
-        doc["index_run"] = self._recorder.run_id
-        doc["indexed_at"] = self._recorder.now()
         self._sources[book_id] = outcome.where
-        if warning := decoding_warning(doc.get("extra") or {}):
-            self.summary.warnings.append((outcome.where, warning))
-        return {"_index": self._names.books, "_id": book_id, "_source": doc}
+        if doc.warning:
+            self.summary.warnings.append((outcome.where, doc.warning))
+        run = {"index_run": self._recorder.run_id, "indexed_at": self._recorder.now()}
+        return {"_index": self._names.books, "_id": book_id, "_source": doc.stamped(run)}
 
     def on_chunk(self, report: BulkReport) -> None:
         """Bulk progress: the books written so far."""

@@ -20,6 +20,8 @@ from bookdup.features import FEATURES_VERSION, FeatureParams, extract_features, 
 from bookdup.model import Book
 from bookdup.titles import title_from_text
 from readers import DEFAULT_MAX_BOOK_BYTES, ReadError, Source, read_source
+from readers.common import decoding_warning
+from store.bulk import add_fields, encode_source
 from store.keys import document_keys
 
 #: Pages searched for a title the text names (bookdup.titles reads their first characters).
@@ -137,6 +139,24 @@ class Task:
     max_book_bytes: int | None = DEFAULT_MAX_BOOK_BYTES
 
 
+@dataclass(frozen=True)
+class Document:
+    """A book's document, encoded in the worker as the client would encode it: the job's
+    process sends these bytes as they are, instead of unpickling ~0.25 MB of features a book
+    and encoding them (twice: to size the bulk request, then to send it)."""
+
+    body: bytes  # the JSON object, without the job's own fields (`stamped`)
+    warning: str | None  # readers.common.decoding_warning of the book's ``extra``
+
+    @classmethod
+    def of(cls, doc: dict[str, Any]) -> Document:
+        return cls(encode_source(doc), decoding_warning(doc.get("extra") or {}))
+
+    def stamped(self, fields: dict[str, Any]) -> bytes:
+        """The document with the job's ``fields`` added last."""
+        return add_fields(self.body, fields)
+
+
 @dataclass
 class Outcome:
     """What became of one work item, handed back to the main process in reading order.
@@ -144,7 +164,7 @@ class Outcome:
     ``book_id`` is None for input that could not be read (``verdict`` says why). ``verdict``
     is otherwise the stored-document check (`stored_verdict`) when ``checked``, i.e. when it
     was made under the book's real id; ``result`` is the document or the extraction error when
-    the book was extracted.
+    the book was extracted (the document encoded, `Document`).
     """
 
     where: str
@@ -153,7 +173,7 @@ class Outcome:
     digest: str = ""
     verdict: str | None = None
     checked: bool = True
-    result: dict[str, Any] | str | None = None
+    result: Document | str | None = None
 
 
 def unindexable(book: Book) -> str | None:
@@ -184,6 +204,11 @@ def extract(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, A
     return doc
 
 
+def encoded(result: dict[str, Any] | str) -> Document | str:
+    """What `extract` gave, a document encoded for the bulk request."""
+    return Document.of(result) if isinstance(result, dict) else result
+
+
 def read_error(error: ReadError) -> Outcome:
     """A failure at its file, and line when the reader knows it (JSONL, XML)."""
     where = error.path if error.line is None else f"{error.path}:{error.line}"
@@ -198,7 +223,7 @@ def checked_book(book: Book, digest: str, stored: dict[str, Any] | None) -> Outc
 
 def build(book: Book, digest: str, task: Task) -> Outcome:
     """Worker entry point for a book read in the main process (a JSONL record): extraction."""
-    result = extract(book, task.uniq_modulus, task.params)
+    result = encoded(extract(book, task.uniq_modulus, task.params))
     return Outcome(book.source or book.id, book.id, book.source, digest, result=result)
 
 
@@ -224,5 +249,5 @@ def read_and_build(source: Source, stored: dict[str, Any] | None, task: Task) ->
         outcome = checked_book(item, digest, stored)
         if outcome.verdict is not None:
             return outcome
-    outcome.result = extract(item, task.uniq_modulus, task.params)
+    outcome.result = encoded(extract(item, task.uniq_modulus, task.params))
     return outcome

@@ -19,13 +19,34 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from elasticsearch import ApiError, Elasticsearch
+from elasticsearch.serializer import JsonSerializer
 
 from store.retry import POLICY, RETRY_STATUSES, is_rejection, retry_budget, with_retries
 
 Action = dict[str, Any]
+#: A bulk body: a document, or one already encoded (`encode_source`) and sent as it is.
+Body = dict[str, Any] | bytes
+#: Bulk headers and their bodies (None for a delete), as one request sends them.
+Chunk = list[tuple[dict[str, Any], Body | None]]
+#: Encodes documents as the client does (UTF-8, compact separators): the same bytes either way.
+_JSON = JsonSerializer()
+
+
+def encode_source(doc: dict[str, Any]) -> bytes:
+    """A document's ``_source`` as the bulk request carries it; a worker process can encode it
+    so that the writer only streams bytes."""
+    return _JSON.dumps(doc)
+
+
+def add_fields(source: bytes, fields: dict[str, Any]) -> bytes:
+    """An encoded ``_source`` (a JSON object) with ``fields`` added last: the bytes of
+    ``encode_source({**doc, **fields})``."""
+    if not fields:
+        return source
+    return source[:-1] + b"," + _JSON.dumps(fields)[1:]
 
 
 @dataclass(frozen=True)
@@ -64,7 +85,7 @@ class ChunkSize:
         self.current = min(self.wanted, self.current + max(1, self.wanted // 4))
 
 
-def _expand(action: Action) -> tuple[dict[str, Any], dict[str, Any] | None]:
+def _expand(action: Action) -> tuple[dict[str, Any], Body | None]:
     """Split a helpers-style action into the bulk header and body."""
     action = dict(action)
     op = action.pop("_op_type", "index")
@@ -81,15 +102,13 @@ def _expand(action: Action) -> tuple[dict[str, Any], dict[str, Any] | None]:
     return header, action.pop("_source", action)
 
 
-def _chunks(
-    actions: Iterable[Action], chunk_size: ChunkSize, max_bytes: int
-) -> Iterator[list[tuple[dict[str, Any], dict[str, Any] | None]]]:
+def _chunks(actions: Iterable[Action], chunk_size: ChunkSize, max_bytes: int) -> Iterator[Chunk]:
     """Chunks of at most ``chunk_size.current`` documents (read at each chunk) and max_bytes."""
-    chunk: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+    chunk: Chunk = []
     size = 0
     for action in actions:
         header, body = _expand(action)
-        nbytes = len(json.dumps(body, separators=(",", ":"))) if body is not None else 0
+        nbytes = _size(body)
         if chunk and (len(chunk) >= chunk_size.current or size + nbytes > max_bytes):
             yield chunk
             chunk, size = [], 0
@@ -99,8 +118,17 @@ def _chunks(
         yield chunk
 
 
-def _operations(chunk: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> list[dict[str, Any]]:
-    ops: list[dict[str, Any]] = []
+def _size(body: Body | None) -> int:
+    """The bytes of a body in the request (those of an encoded one, without encoding it again)."""
+    if body is None:
+        return 0
+    if isinstance(body, bytes):
+        return len(body)
+    return len(json.dumps(body, separators=(",", ":")))
+
+
+def _operations(chunk: Chunk) -> list[Body]:
+    ops: list[Body] = []
     for header, body in chunk:
         ops.append(header)
         if body is not None:
@@ -108,11 +136,8 @@ def _operations(chunk: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> li
     return ops
 
 
-Chunk = list[tuple[dict[str, Any], dict[str, Any] | None]]
-
-
 def _write_chunk(
-    send: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    send: Callable[[list[Body]], dict[str, Any]],
     chunk: Chunk,
     report: BulkReport,
     deadline: float,
@@ -143,7 +168,7 @@ def _write_chunk(
 
 
 def _send(
-    send: Callable[[list[dict[str, Any]]], dict[str, Any]], pending: Chunk, report: BulkReport
+    send: Callable[[list[Body]], dict[str, Any]], pending: Chunk, report: BulkReport
 ) -> tuple[Chunk, int, str]:
     """One bulk request: count what was written and what failed for good; return the documents
     to send again (refused with 429 or a passing 5xx), with the node's status and reason."""
@@ -201,8 +226,9 @@ def bulk_write(
     size = ChunkSize(chunk_size)
 
     @with_retries(budget, statuses=RETRY_STATUSES - {429})
-    def send(ops: list[dict[str, Any]]) -> dict[str, Any]:
-        return client.bulk(operations=ops, refresh=refresh).body
+    def send(ops: list[Body]) -> dict[str, Any]:
+        # the client's NDJSON serializer sends bytes lines as they are; its type names mappings
+        return client.bulk(operations=cast(list[dict[str, Any]], ops), refresh=refresh).body
 
     for chunk in _chunks(actions, size, max_chunk_bytes):
         if _write_chunk(send, chunk, report, time.monotonic() + budget):

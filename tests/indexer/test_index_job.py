@@ -265,7 +265,8 @@ def test_worker_answers_unchanged_from_the_prefetched_hash_without_extracting(
     assert extracted == []
 
     changed = index_worker.read_and_build(source, {"raw_hash": "0" * 40}, _task())
-    assert (changed.verdict, changed.result, extracted) == (None, {"book_id": "walden"}, ["walden"])
+    walden = index_worker.Document.of({"book_id": "walden"})
+    assert (changed.verdict, changed.result, extracted) == (None, walden, ["walden"])
 
     # the same file, stored by a version that lacked the neighbour contexts: extracted again
     old = {k: v for k, v in stored.items() if k != "features_version"}
@@ -277,7 +278,7 @@ def test_worker_answers_unchanged_from_the_prefetched_hash_without_extracting(
     path.with_suffix(".json").write_text(json.dumps({"id": "walden-1854"}))
     renamed = index_worker.read_and_build(source, stored, _task())
     assert (renamed.book_id, renamed.checked, renamed.verdict) == ("walden-1854", False, None)
-    assert renamed.result == {"book_id": "walden-1854"}
+    assert renamed.result == index_worker.Document.of({"book_id": "walden-1854"})
 
 
 def test_worker_reports_bad_input_and_reader_crashes_as_failures(
@@ -483,6 +484,25 @@ def _comparable(client, names: IndexNames) -> dict[str, dict]:
     docs = _docs(client, names)
     drop = {"index_run", "indexed_at"}
     return {i: {k: v for k, v in h["_source"].items() if k not in drop} for i, h in docs.items()}
+
+
+def test_one_and_two_workers_store_the_same_documents(es_client, tmp_path: Path) -> None:
+    """Documents encoded in the workers (`index_worker.Document`) and streamed as bytes: one
+    worker or two store the same ``_source`` for every book (the run's fields aside), and
+    the run's fields come last, as when the job added them to the document itself."""
+    corpus = build_corpus(tmp_path / "corpus")
+    one, two = (IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}") for _ in "ab")
+    try:
+        run_index(es_client, one, corpus.paths, IndexOptions(workers=1, bulk_chunk=3))
+        summary = run_index(es_client, two, corpus.paths, IndexOptions(workers=2))
+        want = _comparable(es_client, one)
+        assert sorted(want) == corpus.ids and _comparable(es_client, two) == want
+        stored = _docs(es_client, two)[corpus.ids[0]]["_source"]
+        assert list(stored)[-2:] == ["index_run", "indexed_at"]
+        assert stored["index_run"] == summary.run_id
+    finally:
+        drop_indices(es_client, one)
+        drop_indices(es_client, two)
 
 
 def test_extraction_on_dask_writes_the_process_pools_documents(es_client, tmp_path: Path) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from store.bulk import bulk_write
+import json
+
+from store.bulk import add_fields, bulk_write, encode_source
 
 
 def _book(i: int) -> dict:
@@ -71,3 +73,21 @@ def test_chunk_size_halves_under_rejections_and_recovers_a_quarter_at_a_time() -
     for _ in range(5):
         size.recover()
     assert size.current == 500  # and never above it
+
+
+def test_an_encoded_source_is_stored_as_the_document_would_be(es_client, index_names):
+    """A worker's encoded ``_source`` with the job's fields added (`add_fields`) is the bytes of
+    the whole document encoded at once, and the node stores the same ``_source`` for both."""
+    doc = {"book_id": "b1", "title": "Über «naïve» 書", "n_words": 3, "flags": [], "extra": {}}
+    run = {"index_run": "r-1", "indexed_at": "2026-11-26T05:00:00Z"}
+    encoded = add_fields(encode_source(doc), run)
+    assert encoded == encode_source({**doc, **run})
+    assert add_fields(encode_source(doc), {}) == encode_source(doc)
+    books = index_names.books
+    actions = [
+        {"_index": books, "_id": "as-dict", "_source": {**doc, **run}},
+        {"_index": books, "_id": "as-bytes", "_source": encoded},
+    ]
+    assert bulk_write(es_client, actions, refresh="wait_for").ok == 2
+    stored = [es_client.get(index=books, id=i)["_source"] for i in ("as-dict", "as-bytes")]
+    assert stored[0] == stored[1] == json.loads(encoded)
