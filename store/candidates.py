@@ -58,16 +58,18 @@ class CandidateParams:
     # 80 real Gutenberg books lost 5 German–English translations (the 44 English books
     # include a dozen much longer than any translation). Measured in docs/EVALUATION.md.
     # 40 until translated terms were weighed by their idf (``idf_translations``); 30 since.
-    # Now the first 5 are verified outright and the next 55 screened by their order
-    # (``screened_translation_candidates``): at 1,000 long books the partner is within 5 for
-    # 0.71 of the translations, within 60 for 0.994, and order tells it apart where shared
+    # Now the first 5 are verified outright and the next 40 screened by their order
+    # (``screened_translation_candidates``): a translated pair costs ~7 ms to verify at
+    # 50K-100K words, its screen ~2.5 ms, and order tells a translation apart where shared
     # stems do not (docs/EVALUATION.md, "Translated candidates: order as evidence").
     max_translation_candidates: int = 5
     # A translated (or unique-word) query's hits ranked past ``max_translation_candidates``,
     # up to this many more, are screened (``bookdup.relate.SCREEN_Z``) and verified only if
-    # they pass: at 1,000 long books candidate recall 0.967 -> 0.985 with half as many pairs
-    # verified as with 10 outright; on the 80 real books every translation is kept.
-    screened_translation_candidates: int = 55
+    # they pass. 1,000 books of 50K-100K words, one index (docs/EVALUATION.md): 25 lost 4
+    # translations a 30th hit had found (dedup 297 s); 40 found the same relations as 30
+    # verified outright, in 342 s against 464; 55 the same again, in 493 s (the node ranks
+    # 60 hits, the screens cost what the verifications saved).
+    screened_translation_candidates: int = 40
     # A translated query holds every translation of each sampled word, and a word with many
     # (a common word: "Schlag" -> blow, hit, stroke, beat, ...) matches long books of the
     # target language by chance; at 3,000 books long English books outranked the German

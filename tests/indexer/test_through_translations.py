@@ -15,7 +15,7 @@ import pytest
 
 import store.candidates
 from bookdup.features import extract_features
-from indexer.dedup_job import run_dedup
+from indexer.dedup_job import DedupSummary, run_dedup
 from indexer.index_job import IndexOptions, run_index
 from query.context import ReadSide
 from query.match import find_related, read_one_book
@@ -38,6 +38,22 @@ def corpus(tmp_path):
     ]
 
 
+def index_and_dedup(es_client, paths) -> tuple[DedupSummary, dict[str, str]]:  # type: ignore[no-untyped-def]
+    """Index ``paths`` into fresh indices, run a full dedup: its summary and the stored
+    relations by pair id (the indices are dropped)."""
+    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
+    try:
+        run_index(es_client, names, paths, IndexOptions(workers=1))
+        summary = run_dedup(es_client, names)
+        es_client.indices.refresh(index=names.relations)
+        found = {
+            h["_id"]: h["_source"]["relation"] for h in iter_documents(es_client, names.relations)
+        }
+    finally:
+        drop_indices(es_client, names)
+    return summary, found
+
+
 def test_a_translation_missed_by_the_searches_is_found_through_its_edition(
     es_client, corpus, monkeypatch
 ) -> None:
@@ -51,16 +67,7 @@ def test_a_translation_missed_by_the_searches_is_found_through_its_edition(
                 yield pair, screened
 
     monkeypatch.setattr(store.candidates.CandidateSearcher, "screened_candidates", missing_one)
-    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
-    try:
-        run_index(es_client, names, corpus, IndexOptions(workers=1))
-        summary = run_dedup(es_client, names)
-        es_client.indices.refresh(index=names.relations)
-        found = {
-            h["_id"]: h["_source"]["relation"] for h in iter_documents(es_client, names.relations)
-        }
-    finally:
-        drop_indices(es_client, names)
+    summary, found = index_and_dedup(es_client, corpus)
     assert MISSED in offered  # the searches would have offered it: the test removed it
     assert found == {
         f"{EN}|{EN_REPAG}": "DIFFERENT_PAGINATION",
@@ -140,16 +147,7 @@ def test_a_screened_out_translation_is_verified_in_full_through_its_edition(
 
     monkeypatch.setattr(store.candidates.CandidateSearcher, "screened_candidates", screening_one)
     monkeypatch.setattr(bookdup.relate, "SCREEN_Z", float("inf"))
-    names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
-    try:
-        run_index(es_client, names, corpus, IndexOptions(workers=1))
-        summary = run_dedup(es_client, names)
-        es_client.indices.refresh(index=names.relations)
-        found = {
-            h["_id"]: h["_source"]["relation"] for h in iter_documents(es_client, names.relations)
-        }
-    finally:
-        drop_indices(es_client, names)
+    summary, found = index_and_dedup(es_client, corpus)
     assert summary.screened_pairs >= 1 and summary.screened_out == summary.screened_pairs
     assert summary.pairs_through_translations == 1
     assert found[f"{DE}|{EN_REPAG}"] == "TRANSLATION"
