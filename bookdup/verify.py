@@ -229,6 +229,11 @@ def set_cache_limit(max_bytes: int | None = None, max_entries: int | None = None
     _CACHE.set_limit(max_bytes, max_entries)
 
 
+def cache_limits() -> tuple[int, int]:
+    """(bytes, entries): the bounds of the cache of prepared sequences."""
+    return _CACHE.max_bytes, _CACHE.max_entries
+
+
 def cache_usage() -> tuple[int, int]:
     """(entries, approximate bytes) held by the cache of prepared sequences."""
     return len(_CACHE), _CACHE.bytes

@@ -9,6 +9,7 @@ related books.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,20 @@ from elasticsearch import Elasticsearch
 from bookdup.cluster import EDITION_RELATIONS, WORK_RELATIONS
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
-from bookdup.relate import Link, direction_from_side, pairs_through_translations, relate
+from bookdup.relate import (
+    Lexicons,
+    Link,
+    direction_from_side,
+    pairs_through_translations,
+    relate,
+)
 from bookdup.vocabulary import direction_words, part_direction
 from query.context import READ_RETRY_S, BadRequest, ReadSide
 from query.display import display_title, relation_label
 from query.related import add_metadata, group_by_class
 from readers import iter_books
 from readers.common import split_pages
+from readers.dictionaries import Dictionaries
 from store.features import prepare_features
 from store.links import stored_links
 from store.retry import with_retries
@@ -36,32 +44,48 @@ MAX_TEXT_CHARS = 20_000_000
 MIN_TEXT_WORDS = 50
 
 
-def find_related(rs: ReadSide, features: BookFeatures) -> list[dict[str, Any]]:
+#: Runs ``fn(*args)`` and answers its result. The server runs verification in processes of its
+#: own (``server.workers``: ``fn`` and its arguments are pickled); None runs it in the caller's
+#: thread, under ``ReadSide.compute_lock`` (the CLI).
+Compute = Callable[..., Any]
+
+#: Each process's lexicons by whether translations are on (``verify_candidates`` in a worker).
+_LEXICONS: dict[bool, Dictionaries] = {}
+
+
+def find_related(
+    rs: ReadSide, features: BookFeatures, compute: Compute | None = None
+) -> list[dict[str, Any]]:
     """Relations of an unindexed book against every indexed book, best first.
 
     Each result is ``bookdup.relate.relate``'s dict (x = the unindexed book) plus ``book_id``.
+    The candidates and their features are read here; ``compute`` verifies them.
     """
     state = rs.state()
     query = prepare_features(
         dataclasses.replace(features, book_id=MATCH_PREFIX + features.book_id), state.stop
     )
-    with rs.compute_lock:
+    with rs.compute_lock:  # the searcher and the feature cache are not thread-safe
         found = list(state.searcher.screened_candidates([query]))
         ids = {_other(query, pair) for pair, _ in found} - {query.book_id}
         screened = ids - {_other(query, pair) for pair, screened in found if not screened}
-        out = _related_among(rs, query, ids, screened)
-        # as the dedup job does: the found translations' same-language relatives too
-        translated = {r["book_id"] for r in out if r["relation"] == "TRANSLATION"}
-        links = [Link(query.book_id, t, translated=True) for t in sorted(translated)]
-        links += stored_links(rs.client, rs.names, translated) if translated else []
-        suggested = {
-            a if b == query.book_id else b
-            for a, b in pairs_through_translations(links)
-            if query.book_id in (a, b)
-        }
-        # a screened-out book is verified in full when a found translation suggests it
-        settled = (ids - screened) | {r["book_id"] for r in out} | {query.book_id}
-        out += _related_among(rs, query, suggested - settled)
+        others = _features(rs, ids)
+    out = _verified(rs, query, others, screened, compute)
+    # as the dedup job does: the found translations' same-language relatives too
+    translated = {r["book_id"] for r in out if r["relation"] == "TRANSLATION"}
+    links = [Link(query.book_id, t, translated=True) for t in sorted(translated)]
+    links += stored_links(rs.client, rs.names, translated) if translated else []
+    suggested = {
+        a if b == query.book_id else b
+        for a, b in pairs_through_translations(links)
+        if query.book_id in (a, b)
+    }
+    # a screened-out book is verified in full when a found translation suggests it
+    settled = (ids - screened) | {r["book_id"] for r in out} | {query.book_id}
+    if suggested - settled:
+        with rs.compute_lock:
+            others = _features(rs, suggested - settled)
+        out += _verified(rs, query, others, frozenset(), compute)
     out.sort(key=lambda r: (-r["confidence"], r["book_id"]))
     return out
 
@@ -71,17 +95,59 @@ def _other(query: BookFeatures, pair: tuple[str, str]) -> str:
     return b if a == query.book_id else a
 
 
-def _related_among(
-    rs: ReadSide, query: BookFeatures, ids: set[str], screened: AbstractSet[str] = frozenset()
+def _features(rs: ReadSide, ids: set[str]) -> list[BookFeatures]:
+    return list(rs.state().cache.get_many(sorted(ids)).values())
+
+
+def _verified(
+    rs: ReadSide,
+    query: BookFeatures,
+    others: list[BookFeatures],
+    screened: AbstractSet[str],
+    compute: Compute | None,
 ) -> list[dict[str, Any]]:
-    """``relate`` of ``query`` with each indexed book of ``ids``: the related ones (those of
+    if not others:
+        return []
+    if compute is None:
+        with rs.compute_lock:  # the core's cache of prepared sequences is not thread-safe
+            return related_among(query, others, rs.lexicons, screened)
+    return list(compute(verify_candidates, query, others, rs.lexicons.enabled, screened))
+
+
+def related_among(
+    query: BookFeatures,
+    others: list[BookFeatures],
+    lexicons: Lexicons,
+    screened: AbstractSet[str] = frozenset(),
+) -> list[dict[str, Any]]:
+    """``relate`` of ``query`` with each of ``others``: the related ones (those of
     ``screened`` are screened candidates, as in the dedup job)."""
     out = []
-    for other in rs.state().cache.get_many(sorted(ids)).values():
-        result = relate(query, other, rs.lexicons, screened=other.book_id in screened)
+    for other in others:
+        result = relate(query, other, lexicons, screened=other.book_id in screened)
         if result is not None:
             out.append({"book_id": other.book_id, **result})
     return out
+
+
+def verify_candidates(
+    query: BookFeatures,
+    others: list[BookFeatures],
+    translations: bool,
+    screened: AbstractSet[str] = frozenset(),
+) -> list[dict[str, Any]]:
+    """``related_among`` in a worker process: its lexicons are loaded there once and kept."""
+    if translations not in _LEXICONS:
+        _LEXICONS[translations] = Dictionaries(enabled=translations)
+    return related_among(query, others, _LEXICONS[translations], screened)
+
+
+def match_features(book: Book) -> BookFeatures:
+    """The features of a text to match (BadRequest when there are too few words)."""
+    features = extract_features(book)
+    if features.n_words < MIN_TEXT_WORDS or "empty" in features.flags:
+        raise BadRequest(f"{book.id}: too little text to match ({features.n_words} words)")
+    return features
 
 
 def read_one_book(path: Path) -> Book:
@@ -150,21 +216,20 @@ def indexed_copies(rs: ReadSide, features: BookFeatures, book_id: str) -> list[d
     return copies
 
 
-def match(rs: ReadSide, book: Book) -> dict[str, Any]:
-    """Relations of ``book`` against the index; nothing is written.
+def match(rs: ReadSide, book: Book, compute: Compute | None = None) -> dict[str, Any]:
+    """Relations of ``book`` against the index; nothing is written. ``compute`` runs the
+    CPU-bound part, feature extraction and verification (see ``Compute``).
 
     A text already indexed (the same content hash) is said to be (``indexed_as``: the copy's
     id, the one with the text's own id if there are several) and that copy is not listed
     among its related books: they are the copy's.
     """
-    features = extract_features(book)
-    if features.n_words < MIN_TEXT_WORDS or "empty" in features.flags:
-        raise BadRequest(f"{book.id}: too little text to match ({features.n_words} words)")
+    features = compute(match_features, book) if compute else match_features(book)
     copies = indexed_copies(rs, features, book.id) if features.content_hash else []
     copy = copies[0] if copies else None  # the copy with the same id, else the first
     relations = [
         _relation_row(r)
-        for r in find_related(rs, features)
+        for r in find_related(rs, features, compute)
         if copy is None or r["book_id"] != copy["book_id"]
     ]
     add_metadata(rs.client, rs.names.books, relations)

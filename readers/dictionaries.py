@@ -300,6 +300,7 @@ class Dictionaries:
     """FreeDict lexicons loaded on first use, keyed by (source, target) language."""
 
     def __init__(self, enabled: bool, directory: Path = DICTD_DIR) -> None:
+        self.enabled = enabled
         self._directory = directory
         self._pairs = set(available_pairs(directory)) if enabled else set()
         self._loaded: dict[tuple[str, str], Dictionary] = {}

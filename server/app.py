@@ -25,14 +25,9 @@ from __future__ import annotations
 import codecs
 import json
 import logging
-import multiprocessing
-import os
 import re
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -61,6 +56,7 @@ from server.limits import (
     SECURITY_HEADERS,
     Guard,
 )
+from server.workers import Workers
 from store.schema import IndexNames
 
 log = logging.getLogger("bookdup.server")
@@ -310,54 +306,6 @@ def public_explain(result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "stored": {k: v for k, v in stored.items() if k in PUBLIC_STORED_FIELDS}}
 
 
-def _picture_worker(parent: int) -> None:
-    """A picture process: a lower priority than the server's; it ends when the server does
-    (however the server ended, even killed)."""
-    os.nice(10)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-class Pictures:
-    """Renders explain pictures in ``workers`` processes of their own, at a lower priority.
-
-    Drawing a picture is pure Python and CPU-bound (matplotlib, ~40% of the time the server's
-    GIL was held under the hostile soak of issue 30): in a thread of the server it held the
-    GIL against the event loop and the cheap reads. The pool is made (spawned, not forked: the
-    server has threads) at the first picture; ``server.admission`` bounds the pictures asked
-    for at once to ``--max-heavy``, so no more than that wait here.
-    """
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
-        self._lock = threading.Lock()
-
-    def render(self, result: dict[str, Any], fmt: str) -> bytes:
-        with self._lock:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    self.workers,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_picture_worker,
-                    initargs=(os.getpid(),),
-                )
-            pool = self._pool
-        return pool.submit(render_explain, result, fmt).result()
-
-    def close(self) -> None:
-        """Stop the picture processes (at the server's shutdown)."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
-
-
 class ErrorBody(BaseModel):
     """Every refusal and failure: one message, never a path, an index or a trace."""
 
@@ -417,8 +365,11 @@ MATCH_BODY = {
 
 def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
     names = rs.names
-    pictures = Pictures(admit.limits.max_heavy)
-    app.router.on_shutdown.append(pictures.close)
+    # pictures and match verification: CPU-bound, out of the server's GIL, in ONE process at
+    # the lowest CPU priority (the admitted heavy requests queue to it), so that on a small
+    # machine a core stays with the server and the node for the cheap reads
+    workers = Workers(1)
+    app.router.on_shutdown.append(workers.close)
 
     @app.get(
         "/api/search",
@@ -480,7 +431,9 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         a: BookId, b: BookId, format: Annotated[str, Query(pattern="^(png|svg)$")] = "png"
     ) -> Response:
         pair = _check_id(a, "a"), _check_id(b, "b")
-        picture = await admit.compute(lambda: pictures.render(explain(rs, *pair), format))
+        picture = await admit.compute(
+            lambda: workers.run(render_explain, explain(rs, *pair), format)
+        )
         return Response(picture, media_type=FORMATS[format])
 
     @app.post(
@@ -494,7 +447,8 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
     )
     async def api_match(request: Request) -> JSONResponse:
         book = await _book_reader(request)
-        return JSONResponse(public(await admit.compute(lambda: match(rs, book()))))
+        found = await admit.compute(lambda: match(rs, book(), workers.run))
+        return JSONResponse(public(found))
 
 
 def _document(app: FastAPI) -> Callable[[], dict[str, Any]]:

@@ -8,9 +8,11 @@ import xml.etree.ElementTree as ET
 import pytest
 from fastapi.testclient import TestClient
 
+import query.match
 from bookdup.cluster import cluster_id
 from query.context import ReadSide
-from server.app import create_app
+from query.match import book_from_text, match
+from server.app import create_app, public
 from store.connection import ConnectionSettings, make_client
 from tests.fixtures_books import gutenberg_body, paginate
 from tests.server.conftest import ALICE, ALICE_DE, ALICE_RACKHAM, BOOKS, TOM, TOM_PART1, WALDEN
@@ -123,6 +125,31 @@ def test_match_text_json_and_file(api) -> None:
     assert upload.status_code == 200
     assert upload.json()["book"]["book_id"] == "passwd"  # the name's path is dropped
     assert TOM in {r["book_id"] for r in upload.json()["relations"]}
+
+
+def test_match_computes_in_worker_processes_with_the_same_answer(api, served, monkeypatch) -> None:
+    """Feature extraction and verification of a match run in the server's worker processes
+    (issue 30: out of its GIL), and answer what the same match computed in-process does."""
+    texts = {
+        "edition": "\n".join(gutenberg_body(TOM)[:1500]),
+        "translation": "\n".join(gutenberg_body(ALICE)[:1200]),
+    }
+    here = {k: public(match(served[1], book_from_text(t))) for k, t in texts.items()}
+    assert TOM in {r["book_id"] for r in here["edition"]["relations"]}
+    assert here["translation"]["counts"].get("TRANSLATION")  # the worker's lexicons are used
+
+    def not_here(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("computed in the server's own process")
+
+    # in this process (the server's), extraction and verification now fail: a worker's do not
+    monkeypatch.setattr(query.match, "extract_features", not_here)
+    monkeypatch.setattr(query.match, "relate", not_here)
+    for kind, text in texts.items():
+        response = api.post(
+            "/api/match", content=text.encode(), headers={"content-type": "text/plain"}
+        )
+        assert response.status_code == 200, response.text
+        assert response.json() == json.loads(json.dumps(here[kind])), kind
 
 
 def test_match_refuses_bad_bodies(api, served) -> None:
