@@ -28,7 +28,7 @@ from typing import Any
 
 from quick import add_quick, parse_args
 
-from bookdup.evaluate import pair_key
+from bookdup.pairs import pair_key
 from generator.corpus import GeneratorConfig, generate_corpus
 from indexer.dedup_job import DedupParams
 from indexer.dedup_stages import prepare, select_books

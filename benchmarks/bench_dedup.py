@@ -22,7 +22,8 @@ from quick import add_quick, parse_args
 
 import store.candidates
 from bookdup.compare import screen_features
-from bookdup.evaluate import pair_key, relation_metrics
+from bookdup.evaluate import relation_metrics
+from bookdup.pairs import pair_key
 from bookdup.relate import plan_pair
 from generator.corpus import GeneratorConfig, generate_corpus
 from indexer.dedup_job import DedupParams, run_dedup

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_gutenberg import GUTENBERG, TruthPair, parse_truth  # noqa: E402
 
-from bookdup.evaluate import pair_key  # noqa: E402
+from bookdup.pairs import pair_key  # noqa: E402
 
 TRANSLATION_TYPES = ("translation", "translation-partial")
 

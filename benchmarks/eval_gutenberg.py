@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from bookdup.evaluate import fraction_verified, pair_key, prf, translation_map
+from bookdup.evaluate import fraction_verified, prf, translation_map
+from bookdup.pairs import pair_key
 from readers.dictionaries import available_pairs
 
 REPO = Path(__file__).resolve().parents[1]

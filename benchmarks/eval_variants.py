@@ -20,7 +20,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from bookdup.evaluate import evaluate, pair_key, render_report
+from bookdup.evaluate import evaluate, render_report
+from bookdup.pairs import pair_key
 from generator.real_variants import VariantConfig, generate_variants
 
 REPO = Path(__file__).resolve().parents[1]

@@ -34,8 +34,9 @@ import numpy as np
 from quick import add_quick, parse_args
 
 from bookdup.classify import CLASSIFIER_PARAMS
-from bookdup.evaluate import best_threshold, pair_key, split_train_test
+from bookdup.evaluate import best_threshold, split_train_test
 from bookdup.features import BookFeatures, extract_features
+from bookdup.pairs import pair_key
 from bookdup.verify import verify_pair
 from readers.dictionaries import available_pairs, load_dictionary
 from readers.groundtruth import load_jsonl

@@ -17,13 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from bookdup.pairs import Pair, pair_key
+
 UNRELATED = "UNRELATED"
-Pair = tuple[str, str]
-
-
-def pair_key(a: str, b: str) -> Pair:
-    """Unordered pair key: relations are evaluated regardless of which book came first."""
-    return (a, b) if a <= b else (b, a)
 
 
 def _by_pair(lines: Iterable[Mapping[str, Any]]) -> dict[Pair, Mapping[str, Any]]:

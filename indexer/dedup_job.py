@@ -25,7 +25,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bookdup.evaluate import pair_key
+from bookdup.pairs import pair_key
 from bookdup.relate import Link, pairs_through_translations
 from indexer.clustering import CLUSTER_LOCK, write_clusters
 from indexer.dedup_stages import (

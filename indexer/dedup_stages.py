@@ -18,8 +18,8 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bookdup.evaluate import pair_key
 from bookdup.features import BookFeatures, features_from_doc
+from bookdup.pairs import pair_id, pair_key
 from bookdup.relate import (
     VerifiedPair,
     classify_verified,
@@ -213,7 +213,7 @@ class FoundRelation:
 
     @property
     def pair_id(self) -> str:
-        return f"{self.a.book_id}|{self.b.book_id}"
+        return pair_id(self.a.book_id, self.b.book_id)
 
 
 def classify_pairs(verified: Sequence[VerifiedPair]) -> list[FoundRelation]:

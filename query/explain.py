@@ -31,6 +31,7 @@ from bookdup.compare import (
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures
 from bookdup.orderstat import describe_order
+from bookdup.pairs import pair_id
 from bookdup.relate import direction_from_side, plan_pair
 from bookdup.signals import describe_neighbours, shared_runs
 from bookdup.verify import Verification
@@ -169,9 +170,8 @@ def _load(rs: ReadSide, book_id: str) -> tuple[dict[str, Any], BookFeatures]:
 
 
 def _stored(rs: ReadSide, a: str, b: str) -> dict[str, Any] | None:
-    pair = f"{a}|{b}" if a < b else f"{b}|{a}"
     doc = with_retries(READ_RETRY_S)(rs.client.options(ignore_status=404).get)(
-        index=rs.names.relations, id=pair, source_excludes=["evidence", "signals"]
+        index=rs.names.relations, id=pair_id(a, b), source_excludes=["evidence", "signals"]
     )
     if not doc.body.get("found"):
         return None

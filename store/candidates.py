@@ -24,8 +24,8 @@ from elasticsearch import Elasticsearch
 
 from bookdup.arrays import distinct, isin_sorted
 from bookdup.boilerplate import common_df, frequent_df
-from bookdup.evaluate import pair_key
 from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
+from bookdup.pairs import pair_key
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import in_lexicon, translate_with_source

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from bookdup.evaluate import pair_key
+from bookdup.pairs import pair_key
 from generator.real_variants import VariantConfig, generate_variants
 from readers.groundtruth import load_jsonl
 from tests.bookdup.test_signals import GUTENBERG, needs_data

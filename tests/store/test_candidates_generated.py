@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from bookdup.evaluate import pair_key
+from bookdup.pairs import pair_key
 from generator import GeneratorConfig, generate_corpus
 from readers.groundtruth import load_jsonl
 

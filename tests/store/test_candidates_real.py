@@ -22,7 +22,7 @@ def test_every_real_translation_is_a_candidate(es_client, index_names, gutenberg
     from bench_translation_candidates import TRANSLATION_TYPES, measure
     from eval_gutenberg import parse_truth
 
-    from bookdup.evaluate import pair_key
+    from bookdup.pairs import pair_key
 
     summary = run_index(es_client, index_names, sorted(gutenberg.glob("*.txt")), IndexOptions(2))
     assert summary.indexed == 80 and not summary.failures
