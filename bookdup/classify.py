@@ -90,13 +90,19 @@ class ClassifierParams:
     #: boilerplate that unrelated Gutenberg books share (~5% of a short book).
     overlap_coverage: tuple[float, float] = (0.08, 0.2)
     #: Shared text must also be long in absolute terms (aligned unique words in shared runs).
-    #: 8-10 % character noise leaves a third of a 2,000-word overlap's unique words aligned
-    #: (40-80 in runs, generated), so the full edge is not set higher than 50.
-    overlap_lcs: tuple[float, float] = (20.0, 50.0)
+    #: 10 % character noise leaves 28-47 of a 1,500-2,000-word excerpt's unique words aligned
+    #: in runs (generated anthologies, z 10-15); the gate below (z or its) already keeps
+    #: chance alignments out, so this only asks for more than a stray run or two.
+    overlap_lcs: tuple[float, float] = (15.0, 35.0)
     #: ... or so long in absolute terms that it is substantial however big the other book is
     #: (frames and the collection's boilerplate are out by then): an anthology's excerpt of a
-    #: work covers 7-14 % of the anthology with 150-300 aligned words in runs.
-    overlap_long: tuple[float, float] = (100.0, 200.0)
+    #: work covers 5-14 % of the anthology with 50-300 aligned words in runs (real derived
+    #: set: a middle volume against an anthology, 64-144 at z 14-50).
+    overlap_long: tuple[float, float] = (50.0, 100.0)
+    #: ... or so large a share of one of the books that it is substantial for that book: an
+    #: anthology's excerpt covers 7-14 % of the anthology but a quarter or more of the work
+    #: or volume it is taken from. Frames (licences) are out of the coverage by then.
+    overlap_one_side: tuple[float, float] = (0.2, 0.3)
     #: Same-language evidence gate (DUPNIQ): every edition/overlap class needs a DUPNIQ-its
     #: well above chance. Unrelated books share a few dozen unique words whose LCS stays
     #: near 2*sqrt(shared), giving its 0.3–0.45; a 5% overlap of two 5K-word sequences
@@ -296,11 +302,15 @@ def classify(
                 * ramp(s.order_z, p.translation_z)
                 * ramp(float(s.n_page_matches), p.translation_run_words)
             )
-        lo = min(s.coverage_x, s.coverage_y)
+        lo, hi = sorted((s.coverage_x, s.coverage_y))
         conf["OVERLAPPING_TEXT"] = (
             gate
             * (1.0 - other_text)
-            * max(ramp(lo, p.overlap_coverage), ramp(float(s.n_page_matches), p.overlap_long))
+            * max(
+                ramp(lo, p.overlap_coverage),
+                ramp(float(s.n_page_matches), p.overlap_long),
+                ramp(hi, p.overlap_one_side),
+            )
             * ramp(float(s.n_page_matches), p.overlap_lcs)
             * (1.0 - max(conf[c] for c in (*EDITION_CLASSES, "ABRIDGED")))
         )
