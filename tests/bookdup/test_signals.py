@@ -140,3 +140,15 @@ def test_page_signatures_used_without_alignment(alice):
     fb = extract_features(book("b", alice, 40))
     s = compute_signals(fa, fb, None, params=SignalParams())
     assert s.lcs == 0 and s.slope == pytest.approx(1.0) and s.page_match_fraction > 0.9
+
+
+@needs_data
+def test_an_anthology_ending_with_a_works_last_part_shares_text():
+    """The last 40 % of a work closing an anthology sits where a licence would (the back of
+    both books) but aligns hundreds of unique words more than any licence: shared text."""
+    work = gutenberg_lines("pride-en-chapman-pg42671")[300:13350]  # without PG's licence
+    other = gutenberg_lines("sketchbook-en-pg2048")[300:6300]  # the excerpt starts past half
+    excerpt = work[int(len(work) * 0.6) :]
+    s = signals_of(book("work", work), book("anthology", other + excerpt))
+    assert s.lcs > SignalParams().frame_max_words
+    assert 0.3 < s.coverage_x < 0.5 and 0.1 < s.coverage_y < 0.35  # 0 and 0 as a frame
