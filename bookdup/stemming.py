@@ -42,8 +42,12 @@ SNOWBALL = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "i
 
 @cache
 def _stemmer(language: str) -> Stemmer.Stemmer | None:
+    """The language's stemmer, without PyStemmer's word cache: a book's unique words each occur
+    once and lexicons are stemmed once, so its default 10,000-word cache only missed and
+    evicted (stemming the 80 real books' 348K unique words: 0.55 s with it, 0.16 s without;
+    the stems are the same)."""
     name = SNOWBALL.get(language)
-    return Stemmer.Stemmer(name) if name else None
+    return Stemmer.Stemmer(name, 0) if name else None
 
 
 def stemmer_version() -> str:

@@ -280,7 +280,9 @@ def translation_weights(
         weight = np.where(kept[source], kept_weight, weight)
     if wanted is not None:
         hashes, weight = hashes[wanted], weight[wanted]
-    order = np.argsort(hashes, kind="stable")
+    # not a stable sort: the largest weight of equal hashes is the same in any order, and the
+    # default sort of uint32 takes half the time (~0.2 s of a dedup of the 80 real books)
+    order = np.argsort(hashes)
     ordered = hashes[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if ordered.size else order
     if not starts.size:

@@ -80,6 +80,21 @@ def test_translation_weights_share_one_unit_per_source_word() -> None:
     assert _as_dict(candidates.translation_weights(hashes[:0], source[:0])) == {}
 
 
+def test_translation_weights_are_each_hash_s_largest_weight() -> None:
+    """Issue 28: the hashes are sorted without stability; each distinct hash still gets the
+    largest weight among its copies, as a dictionary computes it."""
+    rng = np.random.default_rng(28)
+    source = np.sort(rng.integers(0, 3000, 20_000))
+    hashes = rng.integers(0, 2000, source.size).astype(np.uint32)  # many repeats
+    kept = rng.random(3000) < 0.1
+    expected: dict[int, float] = {}
+    per_word = np.bincount(source)
+    for h, w in zip(hashes.tolist(), source.tolist(), strict=True):
+        weight = 0.05 if kept[w] else 1.0 / per_word[w]
+        expected[h] = max(expected.get(h, 0.0), weight)
+    assert _as_dict(candidates.translation_weights(hashes, source, kept, 0.05)) == expected
+
+
 def test_an_untranslated_word_weighs_less_than_any_translation() -> None:
     """A word the lexicon lacks (a name, or an OCR-garbled word no other book holds) falls
     behind every translated word when a query takes its heaviest terms."""
