@@ -32,9 +32,16 @@ from bookdup.bitlcs import Pattern, lcs_stream
 from bookdup.boilerplate import verbatim_runs_sorted
 from bookdup.dictionary import Dictionary
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
-from bookdup.orderscan import ScanInput, scan_windows
+from bookdup.orderscan import (
+    ScanInput,
+    WindowCounts,
+    scan_windows,
+    window_counts,
+    worth_calibrating,
+)
 from bookdup.orderstat import (
     OrderEvidence,
+    SequentialEvidence,
     order_evidence,
     sequential_evidence,
     shuffled_evidence,
@@ -604,9 +611,11 @@ def order_screen(
     return shuffled_evidence(r.lcs, r.shared, gx, r.of_order, shuffles=shuffles, seed=r.seed).z
 
 
-#: Shuffles before a pair is taken as below the floor: the windows are then probed with the
-#: lowest plausible null mean of the whole, and a looser one (fewer shuffles) makes more of
-#: them worth calibrating, each then decided by the full calibration and a second scan.
+#: Shuffles before a pair below the floor is decided on a second look: the windows are probed
+#: with the lowest plausible null mean of the whole, and a looser one (fewer shuffles) makes
+#: more of them worth calibrating. A first look follows the first "below" verdict (often after
+#: one shuffle); only when it finds a window worth calibrating are the shuffles drawn up to
+#: this many and the windows probed again (their counts reused), then the full path decides.
 BELOW_SHUFFLES = 3
 
 
@@ -625,26 +634,57 @@ def _decided_order(
     The same decision as ``scan_windows`` over the fully calibrated whole pair:
 
     * whole z surely at least ``max_z``: windows only raise it, and the decision is made;
-    * surely below ``min_z``: the windows are scanned with the lowest plausible null mean
+    * surely below ``min_z``: the windows are probed with the lowest plausible null mean
       of the whole, which gives every window an estimate at least as high as the full
       calibration would (``scan_windows`` scales the windows' nulls by it). When no window
       is then worth calibrating, none would be after the full calibration either, and the
-      pair stays below the floor; else the full path decides;
+      pair stays below the floor. The probe is first made with the shuffles the verdict
+      took, then (if a window was worth it) with ``BELOW_SHUFFLES``, on the same window
+      counts; else the full path decides;
     * open (or a window worth calibrating): the full calibration and scan.
+
+    A pair decided below after fewer than ``BELOW_SHUFFLES`` shuffles reports the z of
+    those (an estimate, below the floor either way: such a pair is never a relation).
     """
-    seq = sequential_evidence(
-        lcs, shared, gx, of_order, below=min_z, above=max_z, seed=seed, min_below=BELOW_SHUFFLES
-    )
+
+    known: dict[bytes, int] = {}
+
+    def once(order: np.ndarray) -> int:
+        """|LCS| of a shuffle, computed once: a second look (and the full calibration) draws
+        the same shuffles again from the same seed."""
+        key = order.tobytes()
+        value = known.get(key)
+        if value is None:
+            value = known[key] = of_order(order)
+        return value
+
+    def sequential(min_below: int) -> SequentialEvidence:
+        return sequential_evidence(
+            lcs, shared, gx, once, below=min_z, above=max_z, seed=seed, min_below=min_below
+        )
+
+    def stays_below(seq: SequentialEvidence, counts: WindowCounts) -> bool:
+        probe = replace(seq.evidence, null_mean=seq.mean_low, z=-math.inf)
+        return not worth_calibrating(counts, probe, min_z)
+
+    seq = sequential(1)
     if seq.verdict == "above":
         return seq.evidence
+    counts = None
     if seq.verdict == "below":
-        probe = replace(seq.evidence, null_mean=seq.mean_low, z=-math.inf)
-        if scan_windows(data, probe, min_z) is probe:
+        counts = window_counts(data)
+        if stays_below(seq, counts):
             return seq.evidence
+        if seq.evidence.shuffles < BELOW_SHUFFLES:
+            seq = sequential(BELOW_SHUFFLES)
+            if seq.verdict == "above":
+                return seq.evidence
+            if seq.verdict == "below" and stays_below(seq, counts):
+                return seq.evidence
     whole = seq.evidence
     if seq.verdict != "open":
-        whole = shuffled_evidence(lcs, shared, gx, of_order, seed=seed)
-    return scan_windows(data, whole, min_z)
+        whole = shuffled_evidence(lcs, shared, gx, once, seed=seed)
+    return scan_windows(data, whole, min_z, counts)
 
 
 def _restrict(
