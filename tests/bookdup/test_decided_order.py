@@ -82,3 +82,30 @@ def test_the_scan_on_counts_computed_once_equals_the_scan() -> None:
         counts = window_counts(data)
         for floor in (None, 3.0, 6.0):
             assert scan_windows(data, whole, floor, counts) == scan_windows(data, whole, floor)
+
+
+def test_restricting_by_rank_equals_gathering_and_sorting() -> None:
+    """``_restrict`` reads codes through the cached rank: the same positions and codes as
+    gathering each shared value's positions and sorting them (its former form)."""
+    from bookdup.verify import _prepare, _restrict, _shared_indices, _Stems
+
+    def reference(p, idx):  # type: ignore[no-untyped-def]
+        lo, counts = p.starts[idx], np.diff(p.starts)[idx]
+        codes = np.repeat(np.arange(idx.size), counts)
+        offsets = np.arange(codes.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        pos = p.order[lo[codes] + offsets]
+        by_pos = np.argsort(pos)
+        return pos[by_pos], codes[by_pos]
+
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        n, m = int(rng.integers(0, 3000)), int(rng.integers(0, 3000))
+        hx = rng.integers(0, int(rng.integers(1, 4000)), n).astype(np.uint32)  # repeats
+        hy = rng.permutation(5000)[:m].astype(np.uint32)  # distinct
+        a = _prepare(_Stems(hx, np.zeros(n, dtype=np.int32)), None)
+        b = _prepare(_Stems(hy, np.zeros(m, dtype=np.int32)), None)
+        ia, ib = _shared_indices(a, b)
+        px, py, cx, cy = _restrict(a, b, ia, ib)
+        for (pos, codes), (p, idx) in zip(((px, cx), (py, cy)), ((a, ia), (b, ib)), strict=True):
+            want_pos, want_codes = reference(p, idx)
+            assert np.array_equal(pos, want_pos) and np.array_equal(codes, want_codes)
