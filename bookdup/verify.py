@@ -624,6 +624,22 @@ def order_screen(
 BELOW_SHUFFLES = 3
 
 
+class _Once:
+    """``of_order`` computing each shuffle's |LCS| once: a second look at a pair (and its full
+    calibration) draws the same shuffles again from the same seed."""
+
+    def __init__(self, of_order: Callable[[np.ndarray], int]) -> None:
+        self.of_order = of_order
+        self.known: dict[bytes, int] = {}
+
+    def __call__(self, order: np.ndarray) -> int:
+        key = order.tobytes()
+        value = self.known.get(key)
+        if value is None:
+            value = self.known[key] = self.of_order(order)
+        return value
+
+
 def _decided_order(
     lcs: int,
     shared: int,
@@ -652,16 +668,7 @@ def _decided_order(
     those (an estimate, below the floor either way: such a pair is never a relation).
     """
 
-    known: dict[bytes, int] = {}
-
-    def once(order: np.ndarray) -> int:
-        """|LCS| of a shuffle, computed once: a second look (and the full calibration) draws
-        the same shuffles again from the same seed."""
-        key = order.tobytes()
-        value = known.get(key)
-        if value is None:
-            value = known[key] = of_order(order)
-        return value
+    once = _Once(of_order)
 
     def sequential(min_below: int) -> SequentialEvidence:
         return sequential_evidence(
