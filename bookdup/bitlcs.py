@@ -5,12 +5,16 @@ The order statistic of a translated pair (``bookdup.orderstat``, ``bookdup.order
 the |LCS| of one *pattern* (y, fixed) against many *streams*: x, x shuffled a few times, and
 ~56 windows of the bigger book. rapidfuzz's ``LCSseq`` rebuilds its match masks (a hash map
 for alphabets past 256) on every call and each call is a Python round trip; here the masks are
-a dense table built once per pattern, and every window that starts at the same item is read
+sparse rows built once per pattern, and every window that starts at the same item is read
 off one pass over the stream (the |LCS| of a prefix is the popcount of the state after it).
 
 The recurrence is Hyyrö's (2004) for the LCS length: V starts all ones, and for each stream
 item c with match mask M[c], U = V & M[c], V = (V + U) | (V - U); |LCS| is the number of zero
 bits among the pattern's m bits. U is a subset of V, so V - U = V & ~U needs no borrow.
+A word where U and the incoming carry are both 0 keeps its value, so a step only visits the
+words where M[c] has bits and those its carry runs into: one or two for a pattern of
+distinct items (the verifier's), where a dense step visits all m / 64 (3x faster on the real
+books' scans and shuffles, the same |LCS|).
 """
 
 from __future__ import annotations
@@ -24,28 +28,62 @@ _ONE = np.uint64(1)
 
 
 @njit(cache=True, nogil=True)
-def _table(codes: np.ndarray, k: int) -> np.ndarray:
-    """uint64[k, W]: bit i of row c is set where codes[i] == c."""
-    words = (codes.size + 63) // 64
-    table = np.zeros((k, words), dtype=np.uint64)
+def _rows(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The match masks as sparse rows: row c's non-zero words are ``word[start[c]:start[c+1]]``
+    (ascending) with bits ``bits[...]`` (bit i set where codes[i] == c). A pattern of distinct
+    items has one word per row, where a dense row has m / 64."""
+    count = np.zeros(k + 1, dtype=np.int64)
+    last = np.full(k, -1, dtype=np.int64)
     for i in range(codes.size):
-        table[codes[i], i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-    return table
+        c, w = codes[i], i >> 6
+        if last[c] != w:
+            last[c] = w
+            count[c + 1] += 1
+    start = np.cumsum(count)
+    word = np.empty(start[k], dtype=np.int64)
+    bits = np.zeros(start[k], dtype=np.uint64)
+    fill = start[:k].copy()
+    last[:] = -1
+    for i in range(codes.size):
+        c, w = codes[i], i >> 6
+        if last[c] != w:
+            last[c] = w
+            word[fill[c]] = w
+            fill[c] += 1
+        bits[fill[c] - 1] |= np.uint64(1) << np.uint64(i & 63)
+    return start, word, bits
 
 
 @njit(cache=True, nogil=True)
-def _step(v: np.ndarray, row: np.ndarray) -> None:
-    """One stream item: V = (V + U) | (V & ~U), U = V & row, with the carry across words."""
+def _step(v: np.ndarray, start: np.ndarray, word: np.ndarray, bits: np.ndarray, c: int) -> None:
+    """One stream item c: V = (V + U) | (V & ~U), U = V & M[c], with the carry across words.
+
+    Only the words where M[c] has bits, and those a carry runs into, change (elsewhere U
+    and the carry are 0 and the word stays), so the step skips the rest: the same V."""
+    j, end = start[c], start[c + 1]
+    if j == end:
+        return
+    w = word[j]
     carry = np.uint64(0)
-    for w in range(v.size):
+    while w < v.size:
+        mask = np.uint64(0)
+        if j < end and word[j] == w:
+            mask = bits[j]
+            j += 1
         x = v[w]
-        u = x & row[w]
+        u = x & mask
+        if u == np.uint64(0) and carry == np.uint64(0):
+            if j == end:
+                return
+            w = word[j]
+            continue
         t = x + u
         c1 = np.uint64(1) if t < x else np.uint64(0)
         s = t + carry
         c2 = np.uint64(1) if s < t else np.uint64(0)
         carry = c1 | c2
         v[w] = s | (x & ~u)
+        w += 1
 
 
 @njit(cache=True, nogil=True)
@@ -70,34 +108,40 @@ def _zeros(v: np.ndarray, m: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _lcs(table: np.ndarray, m: int, stream: np.ndarray) -> int:
-    v = np.full(table.shape[1], np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
-    k = table.shape[0]
+def _lcs(start: np.ndarray, word: np.ndarray, bits: np.ndarray, m: int, stream: np.ndarray) -> int:
+    v = np.full((m + 63) // 64, np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
+    k = start.size - 1
     for i in range(stream.size):
         c = stream[i]
         if c < k:
-            _step(v, table[c])
+            _step(v, start, word, bits, c)
     return _zeros(v, m)
 
 
 @njit(cache=True, nogil=True)
 def _lcs_ranges(
-    table: np.ndarray, m: int, stream: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    start: np.ndarray,
+    word: np.ndarray,
+    bits: np.ndarray,
+    m: int,
+    stream: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
 ) -> np.ndarray:
     """|LCS| of stream[lo[j]:hi[j]] for every j; ranges sorted by (lo, hi), each lo one pass."""
     out = np.zeros(lo.size, dtype=np.int64)
-    v = np.empty(table.shape[1], dtype=np.uint64)
-    k = table.shape[0]
+    v = np.empty((m + 63) // 64, dtype=np.uint64)
+    k = start.size - 1
     j = 0
     while j < lo.size:
-        start = lo[j]
+        first = lo[j]
         v[:] = np.uint64(0xFFFFFFFFFFFFFFFF)
-        i = start
-        while j < lo.size and lo[j] == start:
+        i = first
+        while j < lo.size and lo[j] == first:
             while i < hi[j]:
                 c = stream[i]
                 if c < k:
-                    _step(v, table[c])
+                    _step(v, start, word, bits, c)
                 i += 1
             out[j] = _zeros(v, m)
             j += 1
@@ -115,14 +159,14 @@ class Pattern:
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         rows = int(codes.max(initial=-1)) + 1 if k is None else k
         self.m = int(codes.size)
-        self.table = _table(codes, max(rows, 1))
+        self.rows = _rows(codes, max(rows, 1))
 
 
 def lcs_stream(pattern: Pattern, stream: np.ndarray) -> int:
     """|LCS| of ``stream`` and the pattern."""
     if pattern.m == 0 or stream.size == 0:
         return 0
-    return int(_lcs(pattern.table, pattern.m, np.ascontiguousarray(stream, dtype=np.int64)))
+    return int(_lcs(*pattern.rows, pattern.m, np.ascontiguousarray(stream, dtype=np.int64)))
 
 
 def lcs_ranges(pattern: Pattern, stream: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -137,7 +181,7 @@ def lcs_ranges(pattern: Pattern, stream: np.ndarray, lo: np.ndarray, hi: np.ndar
     order = np.lexsort((hi, lo))
     out = np.empty(lo.size, dtype=np.int64)
     stream = np.ascontiguousarray(stream, dtype=np.int64)
-    out[order] = _lcs_ranges(pattern.table, pattern.m, stream, lo[order], hi[order])
+    out[order] = _lcs_ranges(*pattern.rows, pattern.m, stream, lo[order], hi[order])
     return out
 
 

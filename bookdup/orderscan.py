@@ -30,7 +30,15 @@ import numpy as np
 from bookdup.bitlcs import Pattern, lcs_ranges, lcs_stream, range_counts
 from bookdup.orderstat import OrderEvidence, lis_null_mean, lis_null_sd, shuffled_evidence
 
-__all__ = ["WINDOW_FRACTIONS", "ScanInput", "scan_windows", "windows"]
+__all__ = [
+    "WINDOW_FRACTIONS",
+    "ScanInput",
+    "WindowCounts",
+    "scan_windows",
+    "window_counts",
+    "windows",
+    "worth_calibrating",
+]
 
 #: Window sizes as fractions of the bigger sequence; each slides by half its size.
 WINDOW_FRACTIONS = (1.0, 0.5, 0.25, 0.125, 0.0625)
@@ -94,8 +102,66 @@ def _spans(n: int) -> tuple[list[tuple[int, int]], np.ndarray]:
     return spans, np.array(spans, dtype=np.int64).reshape(-1, 2)
 
 
+@dataclass(frozen=True)
+class WindowCounts:
+    """What a scan reads off the compiled kernel for every window (``window_counts``): the
+    shared items, matching pairs and |LCS| of each. They do not depend on the whole pair's
+    null, so one pass serves every null a decision tries (``scan_windows``'s ``counts``)."""
+
+    on_x: bool
+    n: int
+    k: int
+    lo: np.ndarray
+    hi: np.ndarray
+    shared: np.ndarray
+    pairs: np.ndarray
+    lcs: np.ndarray
+    #: matching pairs of the whole restricted pair
+    whole_pairs: int
+
+
+def window_counts(data: ScanInput) -> WindowCounts:
+    """Every window's shared items, matching pairs and |LCS| (the costly part of a scan)."""
+    on_x = data.nx >= data.ny
+    pos, n = (data.gx, data.nx) if on_x else (data.py, data.ny)
+    stream, fixed = (data.cx, data.cy) if on_x else (data.cy, data.cx)
+    k = int(max(data.cx.max(initial=-1), data.cy.max(initial=-1))) + 1
+    _, bounds = _spans(n)
+    lo, hi = np.searchsorted(pos, bounds[:, 0]), np.searchsorted(pos, bounds[:, 1])
+    shared, pairs = range_counts(stream, np.bincount(fixed, minlength=k), lo, hi)
+    lcs = lcs_ranges(Pattern(fixed, k), stream, lo, hi)
+    return WindowCounts(on_x, n, k, lo, hi, shared, pairs, lcs, _pairs(data.cx, data.cy, k))
+
+
+def _best_window(counts: WindowCounts, whole: OrderEvidence) -> tuple[float, int] | None:
+    """(estimated z, index) of the window ranked first under ``whole``'s null, if any."""
+    whole_mean = whole.null_mean if whole.shuffles else lis_null_mean(whole.n)
+    lift = whole_mean / max(lis_null_mean(counts.whole_pairs), 1.0)
+    shared, pairs, lcs = counts.shared, counts.pairs, counts.lcs
+    best: tuple[float, int] | None = None
+    for i in np.flatnonzero(shared).tolist():
+        mean = max(lis_null_mean(int(shared[i])), lift * lis_null_mean(int(pairs[i])))
+        estimate = (int(lcs[i]) - mean) / lis_null_sd(int(shared[i]))
+        if best is None or estimate > best[0]:
+            best = (estimate, i)
+    return best
+
+
+def worth_calibrating(
+    counts: WindowCounts, whole: OrderEvidence, floor: float | None = None
+) -> bool:
+    """Whether ``scan_windows`` with these counts would calibrate a window (else it returns
+    ``whole`` unchanged)."""
+    best = _best_window(counts, whole)
+    limit = max(whole.z, floor if floor is not None else -np.inf)
+    return best is not None and best[0] > limit
+
+
 def scan_windows(
-    data: ScanInput, whole: OrderEvidence, floor: float | None = None
+    data: ScanInput,
+    whole: OrderEvidence,
+    floor: float | None = None,
+    counts: WindowCounts | None = None,
 ) -> OrderEvidence:
     """The most significant window's evidence (``whole``, the full pair's, if none beats it).
 
@@ -105,36 +171,25 @@ def scan_windows(
     the window ranked first is calibrated by shuffling — that calibrated z is the window's
     evidence. Without a calibrated whole the distinct-item mean stands in (a lower null, so
     a higher estimate). ``floor``: a best window whose estimate cannot reach it is not
-    calibrated (the dedup job's fast path).
+    calibrated (the dedup job's fast path). ``counts``: ``window_counts(data)`` if already
+    computed.
     """
-    on_x = data.nx >= data.ny
-    pos, n = (data.gx, data.nx) if on_x else (data.py, data.ny)
-    stream, fixed = (data.cx, data.cy) if on_x else (data.cy, data.cx)
-    k = int(max(data.cx.max(initial=-1), data.cy.max(initial=-1))) + 1
-    whole_mean = whole.null_mean if whole.shuffles else lis_null_mean(whole.n)
-    lift = whole_mean / max(lis_null_mean(_pairs(data.cx, data.cy, k)), 1.0)
+    if counts is None:
+        counts = window_counts(data)
+    best = _best_window(counts, whole)
     limit = max(whole.z, floor if floor is not None else -np.inf)
-    spans, bounds = _spans(n)
-    lo, hi = np.searchsorted(pos, bounds[:, 0]), np.searchsorted(pos, bounds[:, 1])
-    shared, pairs = range_counts(stream, np.bincount(fixed, minlength=k), lo, hi)
-    lcs = lcs_ranges(Pattern(fixed, k), stream, lo, hi)
-    best: tuple[float, int] | None = None
-    for i in np.flatnonzero(shared).tolist():
-        mean = max(lis_null_mean(int(shared[i])), lift * lis_null_mean(int(pairs[i])))
-        estimate = (int(lcs[i]) - mean) / lis_null_sd(int(shared[i]))
-        if best is None or estimate > best[0]:
-            best = (estimate, i)
     if best is None or best[0] <= limit:
         return whole
     j = best[1]
-    inside = slice(lo[j], hi[j])
+    on_x, n, k = counts.on_x, counts.n, counts.k
+    inside = slice(counts.lo[j], counts.hi[j])
     if on_x:
         gx, cx, cy = data.gx[inside], data.cx[inside], data.cy
     else:
         gx, cx, cy = data.gx, data.cx, data.cy[inside]
     gx, cx, cy, _ = _restricted(gx, cx, cy, k)
-    evidence = _calibrated(gx, cx, cy, int(lcs[j]), int(shared[j]))
+    evidence = _calibrated(gx, cx, cy, int(counts.lcs[j]), int(counts.shared[j]))
     if evidence.z <= whole.z:
         return whole
-    start, end = spans[j]
+    start, end = _spans(n)[0][j]
     return replace(evidence, window=("x" if on_x else "y", start / n, end / n))

@@ -32,9 +32,16 @@ from bookdup.bitlcs import Pattern, lcs_stream
 from bookdup.boilerplate import verbatim_runs_sorted
 from bookdup.dictionary import Dictionary
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
-from bookdup.orderscan import ScanInput, scan_windows
+from bookdup.orderscan import (
+    ScanInput,
+    WindowCounts,
+    scan_windows,
+    window_counts,
+    worth_calibrating,
+)
 from bookdup.orderstat import (
     OrderEvidence,
+    SequentialEvidence,
     order_evidence,
     sequential_evidence,
     shuffled_evidence,
@@ -148,6 +155,7 @@ class _Prepared:
     first: np.ndarray  # positions in hashes of values (the first occurrence when items repeat)
     groups: np.ndarray  # source word (position in the book's unique words) of each item
     levels: tuple[int, ...]  # bitset of buckets holding >= k + 1 items, k = 0, 1, ...
+    rank: np.ndarray  # index in values of each item of hashes (int32)
 
 
 # Prepared sequences by (content, dictionary), least recently used first. Bounded in entries
@@ -216,6 +224,7 @@ def _nbytes(prepared: _Prepared) -> int:
         prepared.starts,
         prepared.first,
         prepared.groups,
+        prepared.rank,
     )
     bitsets = sum((level.bit_length() + 7) // 8 for level in prepared.levels)
     return sum(a.nbytes for a in arrays) + bitsets
@@ -302,6 +311,8 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
     keep[1:] = ordered[1:] != ordered[:-1]
     values = ordered[keep]
     starts = np.append(np.flatnonzero(keep), hashes.size)
+    rank = np.empty(hashes.size, dtype=np.int32)
+    rank[order] = np.cumsum(keep, dtype=np.int32) - 1
     prepared = _Prepared(
         hashes,
         pages,
@@ -312,6 +323,7 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         order[keep],
         groups,
         _bitset_levels(values),
+        rank,
     )
     _CACHE.put(key, dictionary, prepared)
     return prepared
@@ -604,10 +616,28 @@ def order_screen(
     return shuffled_evidence(r.lcs, r.shared, gx, r.of_order, shuffles=shuffles, seed=r.seed).z
 
 
-#: Shuffles before a pair is taken as below the floor: the windows are then probed with the
-#: lowest plausible null mean of the whole, and a looser one (fewer shuffles) makes more of
-#: them worth calibrating, each then decided by the full calibration and a second scan.
+#: Shuffles before a pair below the floor is decided on a second look: the windows are probed
+#: with the lowest plausible null mean of the whole, and a looser one (fewer shuffles) makes
+#: more of them worth calibrating. A first look follows the first "below" verdict (often after
+#: one shuffle); only when it finds a window worth calibrating are the shuffles drawn up to
+#: this many and the windows probed again (their counts reused), then the full path decides.
 BELOW_SHUFFLES = 3
+
+
+class _Once:
+    """``of_order`` computing each shuffle's |LCS| once: a second look at a pair (and its full
+    calibration) draws the same shuffles again from the same seed."""
+
+    def __init__(self, of_order: Callable[[np.ndarray], int]) -> None:
+        self.of_order = of_order
+        self.known: dict[bytes, int] = {}
+
+    def __call__(self, order: np.ndarray) -> int:
+        key = order.tobytes()
+        value = self.known.get(key)
+        if value is None:
+            value = self.known[key] = self.of_order(order)
+        return value
 
 
 def _decided_order(
@@ -625,26 +655,48 @@ def _decided_order(
     The same decision as ``scan_windows`` over the fully calibrated whole pair:
 
     * whole z surely at least ``max_z``: windows only raise it, and the decision is made;
-    * surely below ``min_z``: the windows are scanned with the lowest plausible null mean
+    * surely below ``min_z``: the windows are probed with the lowest plausible null mean
       of the whole, which gives every window an estimate at least as high as the full
       calibration would (``scan_windows`` scales the windows' nulls by it). When no window
       is then worth calibrating, none would be after the full calibration either, and the
-      pair stays below the floor; else the full path decides;
+      pair stays below the floor. The probe is first made with the shuffles the verdict
+      took, then (if a window was worth it) with ``BELOW_SHUFFLES``, on the same window
+      counts; else the full path decides;
     * open (or a window worth calibrating): the full calibration and scan.
+
+    A pair decided below after fewer than ``BELOW_SHUFFLES`` shuffles reports the z of
+    those (an estimate, below the floor either way: such a pair is never a relation).
     """
-    seq = sequential_evidence(
-        lcs, shared, gx, of_order, below=min_z, above=max_z, seed=seed, min_below=BELOW_SHUFFLES
-    )
+
+    once = _Once(of_order)
+
+    def sequential(min_below: int) -> SequentialEvidence:
+        return sequential_evidence(
+            lcs, shared, gx, once, below=min_z, above=max_z, seed=seed, min_below=min_below
+        )
+
+    def stays_below(seq: SequentialEvidence, counts: WindowCounts) -> bool:
+        probe = replace(seq.evidence, null_mean=seq.mean_low, z=-math.inf)
+        return not worth_calibrating(counts, probe, min_z)
+
+    seq = sequential(1)
     if seq.verdict == "above":
         return seq.evidence
+    counts = None
     if seq.verdict == "below":
-        probe = replace(seq.evidence, null_mean=seq.mean_low, z=-math.inf)
-        if scan_windows(data, probe, min_z) is probe:
+        counts = window_counts(data)
+        if stays_below(seq, counts):
             return seq.evidence
+        if seq.evidence.shuffles < BELOW_SHUFFLES:
+            seq = sequential(BELOW_SHUFFLES)
+            if seq.verdict == "above":
+                return seq.evidence
+            if seq.verdict == "below" and stays_below(seq, counts):
+                return seq.evidence
     whole = seq.evidence
     if seq.verdict != "open":
-        whole = shuffled_evidence(lcs, shared, gx, of_order, seed=seed)
-    return scan_windows(data, whole, min_z)
+        whole = shuffled_evidence(lcs, shared, gx, once, seed=seed)
+    return scan_windows(data, whole, min_z, counts)
 
 
 def _restrict(
@@ -652,18 +704,17 @@ def _restrict(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Both sequences restricted to their shared items: positions and items renumbered 0..k-1.
 
-    The positions of each shared value are gathered from the book's cached grouping (``order``
-    split at ``starts``), so the cost follows the restricted length (~1K items), not the
-    translated sequence (~20K); the small codes index the compiled kernel's match table
-    (``bookdup.bitlcs``) directly.
+    Each item's code is looked up through the book's cached ``rank`` (its value's index), so
+    the positions come out in order without a sort (an argsort of the ~1K-5K restricted items
+    cost more than these linear passes over the ~20K translated ones); the small codes index
+    the compiled kernel's match table (``bookdup.bitlcs``) directly.
     """
     out = []
     for p, idx in ((a, ia), (b, ib)):
-        lo, counts = p.starts[idx], np.diff(p.starts)[idx]
-        codes = np.repeat(np.arange(idx.size), counts)
-        offsets = np.arange(codes.size) - np.repeat(np.cumsum(counts) - counts, counts)
-        pos = p.order[lo[codes] + offsets]
-        by_pos = np.argsort(pos)
-        out.append((pos[by_pos], codes[by_pos]))
+        code_of = np.full(p.values.size, -1, dtype=np.int64)
+        code_of[idx] = np.arange(idx.size)
+        codes = code_of[p.rank]
+        pos = np.flatnonzero(codes >= 0)
+        out.append((pos, codes[pos]))
     (px, cx), (py, cy) = out
     return px, py, cx, cy

@@ -67,3 +67,30 @@ def test_range_counts() -> None:
     shared, pairs = range_counts(stream, counts, np.array([0, 1, 3]), np.array([6, 3, 4]))
     assert shared.tolist() == [3, 1, 0]
     assert pairs.tolist() == [2 + 1 + 1 + 3 + 2, 2, 0]
+
+
+def test_sparse_rows_equal_rapidfuzz_for_distinct_and_dense_patterns() -> None:
+    """The step touches only a row's words and the carry's run (``bitlcs._step``): distinct
+    patterns (one bit per row, the verifier's y), near-ordered ones (long carries over
+    all-ones words) and one-code patterns (every word in the row) all give the full |LCS|."""
+    rng = np.random.default_rng(8)
+    for trial in range(30):
+        m = int(rng.integers(1, 3000))
+        if trial % 3 == 0:
+            y = rng.permutation(m)
+        elif trial % 3 == 1:
+            y = np.arange(m)
+            swap = rng.integers(0, m, m // 20)
+            y[swap] = y[swap[::-1]]
+        else:
+            y = rng.integers(0, 3, m)
+        k = int(y.max()) + 1
+        x = np.concatenate([rng.integers(0, k, int(rng.integers(0, 2000))), np.sort(y)[::7]])
+        want = int(LCSseq.similarity(encode_ranks(x), encode_ranks(y)))
+        assert lcs_stream(Pattern(y, k), x) == want
+        lo, hi = np.array([0, x.size // 3]), np.array([x.size // 2, x.size])
+        got = lcs_ranges(Pattern(y, k), x, lo, hi)
+        assert got.tolist() == [
+            int(LCSseq.similarity(encode_ranks(x[s:e]), encode_ranks(y)))
+            for s, e in zip(lo, hi, strict=True)
+        ]
