@@ -528,7 +528,21 @@ def _text_ratio(slope: float, fa: BookFeatures, fb: BookFeatures) -> float:
     """Words of y per word of x where they align (see ``RelationSignals.text_ratio``)."""
     if min(fa.n_words, fb.n_words, fa.n_pages, fb.n_pages) <= 0 or slope <= 0:
         return 1.0
-    return float(slope * (fb.n_words / fb.n_pages) / (fa.n_words / fa.n_pages))
+    pages_x = _text_pages(fa.unique.pages, int(fa.n_pages))
+    pages_y = _text_pages(fb.unique.pages, int(fb.n_pages))
+    return float(slope * (fb.n_words / pages_y) / (fa.n_words / pages_x))
+
+
+def _text_pages(word_pages: np.ndarray, n_pages: int) -> float:
+    """The book's pages counted by their text: a page with fewer unique words than its median
+    page counts as that share of a page (a title page, a volume's last lines), so that words
+    per page are those of a full page. A 5-page volume whose text fills 3.1 pages read as 5
+    put its words per page 40 % low, and its text ratio against its own work at 0.6."""
+    counts = np.bincount(word_pages, minlength=n_pages)[:n_pages].astype(np.float64)
+    held = counts[counts > 0]
+    if held.size == 0:
+        return float(n_pages)
+    return float(np.minimum(1.0, counts / np.median(held)).sum())
 
 
 def _neighbours_in_runs(

@@ -152,3 +152,14 @@ def test_an_anthology_ending_with_a_works_last_part_shares_text():
     s = signals_of(book("work", work), book("anthology", other + excerpt))
     assert s.lcs > SignalParams().frame_max_words
     assert 0.3 < s.coverage_x < 0.5 and 0.1 < s.coverage_y < 0.35  # 0 and 0 as a frame
+
+
+@needs_data
+def test_words_per_page_are_a_full_pages(alice):
+    """A short volume printed denser than its work, with a title page and a last page of a
+    few lines: its text ratio against the work is ~1 (the same words where they align), not
+    what its page count says (3.2 pages of text on 5 pages read as 0.65)."""
+    work = alice[60:3350]
+    pages = ["ALICE'S ADVENTURES IN WONDERLAND\nVolume the first", *paginate(work[:220], 70)]
+    s = signals_of(Book("volume", pages), book("work", work, per_page=40))
+    assert s.text_ratio == pytest.approx(1.0, abs=0.12)
