@@ -24,8 +24,6 @@ from numba import njit
 
 __all__ = ["Pattern", "lcs_ranges", "lcs_stream", "range_counts", "warm"]
 
-_ONE = np.uint64(1)
-
 
 @njit(cache=True, nogil=True)
 def _rows(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -23,11 +23,6 @@ import mmh3
 import numpy as np
 
 
-def s_curve(s: float, bands: int, rows: int) -> float:
-    """P(two signatures with Jaccard s share at least one band) = 1 - (1 - s^r)^b."""
-    return 1.0 - (1.0 - s**rows) ** bands
-
-
 @cache
 def choose_bands(num_perm: int, threshold: float) -> tuple[int, int]:
     """(bands, rows) with bands * rows <= num_perm minimising FP + FN area around threshold.

@@ -69,16 +69,6 @@ def fingerprints_from_hashes(h: np.ndarray, k: int = 5) -> np.ndarray:
     return _fmix64(acc)
 
 
-def shingle_fingerprints(words: Sequence[str], k: int = 5) -> np.ndarray:
-    """64-bit fingerprints of the word k-shingles, reading order (uint64)."""
-    index = dict.fromkeys(words)
-    distinct = list(index)
-    hashes = word_hashes64(distinct)
-    index.update(zip(distinct, range(len(distinct)), strict=True))
-    ids = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
-    return fingerprints_from_hashes(hashes[ids], k)
-
-
 def _probe(cols: np.ndarray, attempts: np.ndarray, n_bins: int) -> np.ndarray:
     """Bin probed by empty bin ``cols`` at ``attempts``: g(i, t), the same for every set."""
     key = cols.astype(np.uint64) * _PROBE_A + attempts.astype(np.uint64) * np.uint64(_PROBE_B)

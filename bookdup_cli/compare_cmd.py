@@ -14,7 +14,7 @@ from bookdup.model import Book
 from bookdup.orderstat import describe_order
 from bookdup.signals import describe_neighbours
 from bookdup.vocabulary import SIGNAL_LINES, part_direction, relation_label, verdict_sentence
-from readers import iter_books
+from readers import DEFAULT_LINES_PER_PAGE, iter_books
 from readers.dictionaries import resolve_dictionary
 
 #: Signals that need a page mapping: without one they are all None (a translation, no runs).
@@ -97,7 +97,10 @@ def _summary(r: dict[str, Any]) -> str:
     help="bilingual dictionary, e.g. eng-spa (default: automatic when languages differ)",
 )
 @click.option(
-    "--lines-per-page", default=40, show_default=True, help="page size for text without form feeds"
+    "--lines-per-page",
+    default=DEFAULT_LINES_PER_PAGE,
+    show_default=True,
+    help="page size for text without form feeds",
 )
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 def compare(a: Path, b: Path, dictionary: str | None, lines_per_page: int, as_json: bool) -> None:

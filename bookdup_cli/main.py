@@ -19,6 +19,7 @@ from bookdup_cli.eval_cmd import evaluate
 from bookdup_cli.generate_cmd import generate
 from bookdup_cli.progress import Progress
 from bookdup_cli.read_cmds import READ_COMMANDS
+from readers import DEFAULT_LINES_PER_PAGE
 from store.connection import (
     ConnectionSettings,
     ElasticsearchUnavailable,
@@ -111,7 +112,7 @@ def cli(
 @cli.command("index")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--workers", type=int, default=None, help="processes (default: all cores)")
-@click.option("--lines-per-page", type=int, default=40, show_default=True)
+@click.option("--lines-per-page", type=int, default=DEFAULT_LINES_PER_PAGE, show_default=True)
 @click.option("--encoding", default=None, help="force an input encoding instead of detecting")
 @click.option(
     "--max-book-mb",

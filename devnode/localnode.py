@@ -67,6 +67,8 @@ __all__ = [
 ]
 
 MIN_JAVA = 21
+#: Elasticsearch 8.x runs on Java 17 already (9.x needs ``MIN_JAVA``).
+MIN_JAVA_ES8 = 17
 REQUIRED_JAVA_MODULE = "jdk.jlink"
 MAVEN_GROUP_PATH = "org/elasticsearch/distribution/integ-test-zip/elasticsearch"
 MAVEN_BASE = f"https://repo1.maven.org/maven2/{MAVEN_GROUP_PATH}"
@@ -562,7 +564,7 @@ def start(cfg: LocalNodeConfig | None = None, *, timeout: float = START_TIMEOUT_
     if fetched.version != cfg.version:
         cfg = fetched
         missing = [replace(m, version=cfg.version) for m in missing]
-    java = find_java(17 if int(cfg.version.split(".")[0]) < 9 else MIN_JAVA)
+    java = find_java(MIN_JAVA_ES8 if int(cfg.version.split(".")[0]) < 9 else MIN_JAVA)
     user = _run_user()
     java = _java_for_user(java, user, cfg)
     if cfg.nodes > 1:  # the members' folder: the node user must pass through it

@@ -68,6 +68,10 @@ Progress = Callable[[int, int], None]
 THROUGH_TRANSLATIONS_ROUNDS = 3
 #: Pairs verified and written per step of those rounds (the lock is renewed between steps).
 THROUGH_TRANSLATIONS_CHUNK = 500
+#: Relation documents per bulk request (small documents; 429s shrink it, ``store.bulk``).
+RELATIONS_PER_BULK = 500
+#: Skipped books kept in the run record (a bad corpus could skip every book of a big one).
+MAX_RECORDED_SKIPPED = 1000
 
 
 @dataclass
@@ -266,7 +270,7 @@ def _write_relations(run: DedupRun, summary: DedupSummary, stream: _RelationStre
     for timer in ("search_s", "search_cpu_s", "search_wait_s", "verify_s"):
         summary.timings.setdefault(timer, 0.0)
     started = time.monotonic()
-    report = bulk_write(run.client, stream.actions(), chunk_size=500)
+    report = bulk_write(run.client, stream.actions(), chunk_size=RELATIONS_PER_BULK)
     for failure in report.failures:
         summary.skipped.append((failure.id, f"write refused: {failure.reason}"))
     busy = sum(summary.timings.get(k, 0.0) for k in ("verify_s", "search_wait_s"))
@@ -446,5 +450,5 @@ def _record(recorder: RunRecorder, summary: DedupSummary) -> None:
     recorder.finish(
         counts=summary.as_counts(),
         timings=summary.timings,
-        skipped=[{"book": b, "reason": r} for b, r in summary.skipped[:1000]],
+        skipped=[{"book": b, "reason": r} for b, r in summary.skipped[:MAX_RECORDED_SKIPPED]],
     )

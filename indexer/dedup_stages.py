@@ -39,8 +39,12 @@ from store.candidates import (
 from store.features import DEFAULT_CACHE_SIZE, FeatureCache
 from store.iterate import batched, iter_documents
 from store.keys import source_read_keys, stored_keys
+from store.links import IDS_PER_QUERY
 from store.schema import IndexNames
 
+#: Query books per search page: each hit carries a book's whole stored features, its unique
+#: words' strings included, so pages are kept well under iter_documents' default of 1000.
+QUERY_BOOKS_PAGE = 200
 #: Books that cannot take part: nothing to compare, or a word list rather than prose.
 SKIP_FLAGS = frozenset({"empty", "no_unique_words", "alphabetical"})
 
@@ -110,7 +114,7 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
         run.names.books,
         query=run.selection,
         source=["features", "flags", *(k.field for k in source_read_keys())],
-        page_size=200,
+        page_size=QUERY_BOOKS_PAGE,
     )
     for batch in batched(hits, run.params.batch_size):
         books, skipped = [], []
@@ -278,8 +282,8 @@ def stale_relation_ids(
         yield from (hit["_id"] for hit in hits if hit["_id"] not in keep)
         return
     ids = sorted(touching)
-    for start in range(0, len(ids), 1000):
-        chunk = ids[start : start + 1000]
+    for start in range(0, len(ids), IDS_PER_QUERY):
+        chunk = ids[start : start + IDS_PER_QUERY]
         query = {"bool": {"should": [{"terms": {"a": chunk}}, {"terms": {"b": chunk}}]}}
         for hit in iter_documents(client, names.relations, query=query, source=False):
             if hit["_id"] not in keep:

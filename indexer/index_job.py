@@ -52,7 +52,7 @@ from readers import (
     read_manifest,
     read_source,
 )
-from readers.common import DEFAULT_MAX_BOOK_MB, MB, plain_name
+from readers.common import DEFAULT_LINES_PER_PAGE, DEFAULT_MAX_BOOK_MB, MB, plain_name
 from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
@@ -88,7 +88,7 @@ class IndexOptions:
     """Knobs of an index job."""
 
     workers: int = max(1, os.cpu_count() or 1)
-    lines_per_page: int = 40
+    lines_per_page: int = DEFAULT_LINES_PER_PAGE
     encoding: str | None = None
     # Every unique-word hash is indexed (modulus 1): document frequencies of all of them are
     # needed to find boilerplate words; queries use a consistent 1-in-N sample of them.

@@ -18,7 +18,6 @@ __all__ = [
     "CLASS_ORDER",
     "direction_words",
     "display_title",
-    "percent",
     "relation_label",
 ]
 
@@ -49,7 +48,3 @@ def display_title(doc: Mapping[str, Any]) -> str:
     if words and not is_digitiser_header(" ".join(words)):
         return f"[{' '.join(words)}…]"
     return "[untitled]"
-
-
-def percent(value: float) -> str:
-    return f"{100 * value:.0f} %"

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from bookdup.classify import CLASSIFIER_PARAMS
 from bookdup.compare import (
     describe_relation,
     shared_page_ranges,
@@ -315,10 +316,12 @@ def verdict(e: dict[str, Any]) -> str:
         )
     if rel == "SAME_WORK":
         agree = s.get("neighbour_agreement") or 0.0
+        # the agreement above which SAME_WORK has no confidence (its ramp decreases)
+        editions = max(CLASSIFIER_PARAMS.same_work_agreement)
         return (
             f"{head}: {_range(a_span)} of A follow {_range(b_span)} of B name by name, but "
             f"only {_pct(agree)} of the words around them are the same (other editions of one "
-            "text: over 85 %)."
+            f"text: over {_pct(editions)})."
         )
     if rel == "OVERLAPPING_TEXT":
         return (

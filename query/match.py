@@ -31,7 +31,7 @@ from query.context import READ_RETRY_S, BadRequest, ReadSide
 from query.display import display_title, relation_label
 from query.related import add_metadata, group_by_class
 from readers import iter_books
-from readers.common import split_pages
+from readers.common import DEFAULT_LINES_PER_PAGE, split_pages
 from readers.dictionaries import Dictionaries
 from store.features import prepare_features
 from store.links import stored_links
@@ -160,12 +160,13 @@ def read_one_book(path: Path) -> Book:
 
 
 def book_from_text(text: str, *, book_id: str = "text", title: str | None = None) -> Book:
-    """A book from pasted text: pages at form feeds, else every 40 lines."""
+    """A book from pasted text: pages at form feeds, else every ``DEFAULT_LINES_PER_PAGE``
+    lines (as the readers page a text file)."""
     if len(text) > MAX_TEXT_CHARS:
         raise BadRequest(f"the text is too long ({len(text):,} > {MAX_TEXT_CHARS:,} characters)")
     if len(text.split()) < MIN_TEXT_WORDS:
         raise BadRequest(f"the text is too short to match (fewer than {MIN_TEXT_WORDS} words)")
-    return Book(id=book_id, pages=split_pages(text, 40), title=title)
+    return Book(id=book_id, pages=split_pages(text, DEFAULT_LINES_PER_PAGE), title=title)
 
 
 def _relation_row(r: dict[str, Any]) -> dict[str, Any]:

@@ -287,25 +287,3 @@ def search(
         "pages": math.ceil(groups / per_page),
         "hits": hits,
     }
-
-
-def catalog_search(
-    client: Elasticsearch,
-    index: str,
-    text: str,
-    *,
-    collapse: str | None = "edition",
-    size: int = 10,
-    language: str | None = None,
-) -> list[dict[str, Any]]:
-    """The first ``size`` hits of ``search`` as a list (the form ``bookdup search --json``
-    printed before paging existed); ``editions`` lists the cluster's matching books."""
-    result = search(
-        client,
-        index,
-        text,
-        collapse=collapse or "none",
-        filters={"language": language} if language else None,
-        per_page=size,
-    )
-    return [dict(h, editions=h["members"]) for h in result["hits"]]

@@ -27,6 +27,7 @@ from typing import Any
 from bookdup.model import Book
 from readers.alto import read_alto_book, sniff_alto
 from readers.common import (
+    DEFAULT_LINES_PER_PAGE,
     DEFAULT_MAX_BOOK_BYTES,
     SNIFF_BYTES,
     ReadError,
@@ -45,6 +46,7 @@ from readers.pagedir import page_files, read_page_folder
 from readers.text import read_text_book
 
 __all__ = [
+    "DEFAULT_LINES_PER_PAGE",
     "DEFAULT_MAX_BOOK_BYTES",
     "KINDS",
     "ReadError",
@@ -172,7 +174,7 @@ def check_read_options(
 def read_source(
     source: Source,
     *,
-    lines_per_page: int = 40,
+    lines_per_page: int = DEFAULT_LINES_PER_PAGE,
     encoding: str | None = None,
     max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES,
 ) -> Iterator[Book | ReadError]:
@@ -312,7 +314,7 @@ def iter_sources(paths: Iterable[Path | str]) -> Iterator[Source | ReadError | R
 def iter_books(
     paths: Iterable[Path | str],
     *,
-    lines_per_page: int = 40,
+    lines_per_page: int = DEFAULT_LINES_PER_PAGE,
     encoding: str | None = None,
     max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES,
 ) -> Iterator[Book | ReadError]:

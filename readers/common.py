@@ -43,6 +43,9 @@ dump without line breaks). `bookdup index --max-book-mb` raises it.
 
 DEFAULT_MAX_BOOK_BYTES = DEFAULT_MAX_BOOK_MB * MB
 
+DEFAULT_LINES_PER_PAGE = 40
+"""Page size of text without form feeds (`split_pages`): about one printed page."""
+
 GZIP_SUFFIX = ".gz"
 
 MAX_XML_DEPTH = 256
@@ -328,8 +331,9 @@ def read_text_file(
 def split_pages(text: str, lines_per_page: int) -> list[str]:
     """Split text into pages at form feeds; without any, into pages of `lines_per_page` lines.
 
-    OCR'd text without page markers still needs pages for the page-level signals, and 40 lines is
-    about one printed page. A trailing form feed does not start an extra, empty page.
+    OCR'd text without page markers still needs pages for the page-level signals, and 40 lines
+    (`DEFAULT_LINES_PER_PAGE`) is about one printed page. A trailing form feed does not start
+    an extra, empty page.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\f" in text:

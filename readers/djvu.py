@@ -6,7 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from bookdup.model import Book
-from readers.common import DEFAULT_MAX_BOOK_BYTES, ReadError, plain_name, sidecar_of
+from readers.common import (
+    DEFAULT_LINES_PER_PAGE,
+    DEFAULT_MAX_BOOK_BYTES,
+    ReadError,
+    plain_name,
+    sidecar_of,
+)
 from readers.text import read_text_book
 
 SUFFIX = "_djvu.txt"
@@ -26,7 +32,7 @@ def djvu_item(path: Path) -> str:
 def read_djvu_book(
     path: Path,
     *,
-    lines_per_page: int = 40,
+    lines_per_page: int = DEFAULT_LINES_PER_PAGE,
     encoding: str | None = None,
     max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES,
 ) -> Book | ReadError:

@@ -15,6 +15,7 @@ from typing import Any
 
 from bookdup.model import Book
 from readers.common import (
+    DEFAULT_LINES_PER_PAGE,
     DEFAULT_MAX_BOOK_BYTES,
     MB,
     SNIFF_BYTES,
@@ -112,7 +113,7 @@ def _record(
 def read_jsonl(
     path: Path,
     *,
-    lines_per_page: int = 40,
+    lines_per_page: int = DEFAULT_LINES_PER_PAGE,
     encoding: str | None = None,
     max_bytes: int | None = DEFAULT_MAX_BOOK_BYTES,
 ) -> Iterator[Book | ReadError]:

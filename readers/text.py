@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bookdup.model import Book
 from readers.common import (
+    DEFAULT_LINES_PER_PAGE,
     DEFAULT_MAX_BOOK_BYTES,
     BadInput,
     ReadError,
@@ -22,7 +23,7 @@ from readers.common import (
 def read_text_book(
     path: Path,
     *,
-    lines_per_page: int = 40,
+    lines_per_page: int = DEFAULT_LINES_PER_PAGE,
     encoding: str | None = None,
     book_id: str | None = None,
     kind: str = "txt",

@@ -332,10 +332,15 @@ def hits_with_scores(response: dict[str, Any]) -> list[tuple[str, float]]:
     return [(hit["_id"], float(hit["_score"])) for hit in response["hits"]["hits"]]
 
 
+#: Language buckets asked for: more than a collection can hold (langid answers ISO 639-1
+#: codes, fewer than 190, or "und").
+MAX_LANGUAGES = 200
+
+
 def indexed_languages(client: Elasticsearch, index: str) -> set[str]:
     """Languages of the indexed books: translated queries go only where there are books."""
     response = with_retries()(client.search)(
-        index=index, size=0, aggs={"langs": {"terms": {"field": "language", "size": 200}}}
+        index=index, size=0, aggs={"langs": {"terms": {"field": "language", "size": MAX_LANGUAGES}}}
     ).body
     return {b["key"] for b in response["aggregations"]["langs"]["buckets"]}
 

@@ -1,4 +1,6 @@
-"""LCS implementations agree with the O(n·m) dynamic programme; alignments are valid LCSs."""
+"""The core's LCS pieces (``bookdup.lcs``), through the whole-sequence wrappers of
+``tests.bookdup.lcs_reference``, agree with the O(n·m) dynamic programme; alignments are
+valid LCSs."""
 
 from __future__ import annotations
 
@@ -6,7 +8,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bookdup.lcs import align_distinct, align_general, lcs_distinct, lcs_general, lis_length
+from tests.bookdup.lcs_reference import (
+    align_distinct,
+    align_general,
+    lcs_distinct,
+    lcs_general,
+    lis_length,
+)
 
 
 def dp_lcs(a: list[int], b: list[int]) -> int:

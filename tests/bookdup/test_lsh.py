@@ -3,7 +3,12 @@
 import numpy as np
 import pytest
 
-from bookdup.lsh import band_keys, choose_bands, s_curve
+from bookdup.lsh import band_keys, choose_bands
+
+
+def s_curve(s: float, bands: int, rows: int) -> float:
+    """P(two signatures with Jaccard s share at least one band) = 1 - (1 - s^r)^b."""
+    return 1.0 - (1.0 - s**rows) ** bands
 
 
 def test_choose_bands_defaults():

@@ -1,6 +1,7 @@
 """Min-hash signatures: accuracy against exact Jaccard, densification, b-bit correction."""
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -8,14 +9,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bookdup.minhash import (
+    fingerprints_from_hashes,
     jaccard,
     minhash,
     page_jaccard_matrix,
     page_minhashes,
-    shingle_fingerprints,
+    word_hashes64,
 )
 
 K = 5
+
+
+def shingle_fingerprints(words: Sequence[str], k: int = 5) -> np.ndarray:
+    """64-bit fingerprints of the word k-shingles, reading order (uint64): what
+    ``bookdup.features`` computes from a book's word hashes, here from words."""
+    index = dict.fromkeys(words)
+    distinct = list(index)
+    hashes = word_hashes64(distinct)
+    index.update(zip(distinct, range(len(distinct)), strict=True))
+    ids = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
+    return fingerprints_from_hashes(hashes[ids], k)
 
 
 def _words(rng: np.random.Generator, n: int) -> list[str]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from rapidfuzz.distance import LCSseq
 
-from bookdup.lcs import encode_ranks, lis_length
+from bookdup.lcs import encode_ranks
 from bookdup.orderstat import (
     lis_null_mean,
     lis_null_sd,
@@ -16,6 +16,7 @@ from bookdup.orderstat import (
     sequential_evidence,
     shuffled_evidence,
 )
+from tests.bookdup.lcs_reference import lis_length
 
 
 def _lis_of_random_permutations(n: int, samples: int, seed: int) -> np.ndarray:

@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bookdup.dictionary import Dictionary
-from bookdup.lcs import lcs_distinct
 from bookdup.scores import cs, its
 from bookdup.text import normalise_pages
 from bookdup.uniquewords import UniqueWords, hash_words, unique_words
 from bookdup.verify import verify_pair
 from readers.dictionaries import DICTD_DIR, load_dictionary
+from tests.bookdup.lcs_reference import lcs_distinct
 
 GUTENBERG = Path(__file__).resolve().parents[3] / "shared" / "data" / "gutenberg"
 

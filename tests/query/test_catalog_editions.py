@@ -15,13 +15,15 @@ English *Alice* loses its German translation. So the defaults are tested as they
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from elasticsearch import Elasticsearch
 
 from bookdup.cluster import cluster_id
 from query.match import lookup_book
 from query.related import related_books
-from query.search import catalog_search
+from query.search import search
 from store.iterate import iter_documents
 from tests.fixtures_books import gutenberg_body, paginate, write_txt
 from tests.query.corpus import (
@@ -38,6 +40,29 @@ from tests.query.corpus import (
     WALDEN,
     key,
 )
+
+
+def catalog_search(
+    client: Elasticsearch,
+    index: str,
+    text: str,
+    *,
+    collapse: str | None = "edition",
+    size: int = 10,
+    language: str | None = None,
+) -> list[dict[str, Any]]:
+    """The first ``size`` hits of ``query.search.search`` as a list (the form ``bookdup search
+    --json`` printed before paging existed, kept for these tests only); ``editions`` lists the
+    cluster's matching books."""
+    result = search(
+        client,
+        index,
+        text,
+        collapse=collapse or "none",
+        filters={"language": language} if language else None,
+        per_page=size,
+    )
+    return [dict(h, editions=h["members"]) for h in result["hits"]]
 
 
 def test_ground_truth_relations_of_real_books(real) -> None:
