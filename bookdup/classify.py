@@ -23,6 +23,7 @@ Three deviations from Google, all because our signals are richer:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from bookdup.signals import RelationSignals
 
@@ -34,6 +35,7 @@ __all__ = [
     "Relation",
     "band",
     "classify",
+    "describe_neighbours",
     "ramp",
 ]
 
@@ -323,3 +325,20 @@ def classify(
     elif best == "ABRIDGED":  # the shorter book is the abridgement "in" the longer one
         direction = "x_in_y" if s.text_ratio > 1.0 else "y_in_x"
     return Relation(best, conf[best], direction, conf)
+
+
+def describe_neighbours(
+    signals: dict[str, Any] | None, params: ClassifierParams = CLASSIFIER_PARAMS
+) -> str | None:
+    """The neighbour-word evidence in one sentence (None for a translated pair or a book
+    indexed before neighbour contexts were stored)."""
+    agree = (signals or {}).get("neighbour_agreement")
+    share = (signals or {}).get("neighbour_share")
+    if agree is None or share is None:
+        return None
+    same = agree >= max(params.same_work_agreement)  # above it SAME_WORK has no confidence
+    verdict = "the same text" if same else "other text around the same names and rare words"
+    return (
+        f"Words beside the aligned unique words: {100 * agree:.0f} % the same in both books "
+        f"({100 * share:.0f} % comparable, the rest misread or rare): {verdict}."
+    )

@@ -33,7 +33,6 @@ __all__ = [
     "SignalParams",
     "compute_signals",
     "dense_page_ranges",
-    "describe_neighbours",
     "page_signature_matches",
     "shared_runs",
 ]
@@ -563,17 +562,3 @@ def _neighbours_in_runs(
     if n == 0:
         return None, 0.0 if slots else None
     return float(agree.sum()) / n, n / slots
-
-
-def describe_neighbours(signals: dict[str, Any] | None) -> str | None:
-    """The neighbour-word evidence in one sentence (None for a translated pair or a book
-    indexed before neighbour contexts were stored)."""
-    agree = (signals or {}).get("neighbour_agreement")
-    share = (signals or {}).get("neighbour_share")
-    if agree is None or share is None:
-        return None
-    verdict = "the same text" if agree >= 0.8 else "other text around the same names and rare words"
-    return (
-        f"Words beside the aligned unique words: {100 * agree:.0f} % the same in both books "
-        f"({100 * share:.0f} % comparable, the rest misread or rare): {verdict}."
-    )

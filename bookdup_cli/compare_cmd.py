@@ -8,11 +8,11 @@ from typing import Any
 
 import click
 
+from bookdup.classify import describe_neighbours
 from bookdup.compare import compare_features
 from bookdup.features import extract_features
 from bookdup.model import Book
 from bookdup.orderstat import describe_order
-from bookdup.signals import describe_neighbours
 from bookdup.vocabulary import SIGNAL_LINES, part_direction, relation_label, verdict_sentence
 from readers import DEFAULT_LINES_PER_PAGE, iter_books
 from readers.dictionaries import resolve_dictionary

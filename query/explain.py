@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from bookdup.classify import CLASSIFIER_PARAMS
+from bookdup.classify import CLASSIFIER_PARAMS, describe_neighbours
 from bookdup.compare import (
     describe_relation,
     shared_page_ranges,
@@ -34,7 +34,7 @@ from bookdup.features import BookFeatures
 from bookdup.orderstat import describe_order
 from bookdup.pairs import pair_id
 from bookdup.relate import direction_from_side, plan_pair
-from bookdup.signals import describe_neighbours, shared_runs
+from bookdup.signals import shared_runs
 from bookdup.verify import Verification
 from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide

@@ -12,6 +12,7 @@ from bookdup.classify import (
     ClassifierParams,
     band,
     classify,
+    describe_neighbours,
     ramp,
 )
 from bookdup.signals import RelationSignals
@@ -182,3 +183,13 @@ def test_an_excerpt_that_is_a_third_of_one_book_is_shared_text():
     assert classify(small_in_both).relation == "UNRELATED"
     few_words = with_(**{**vars(excerpt), "n_page_matches": 12})
     assert classify(few_words).relation == "UNRELATED"
+
+
+def test_the_neighbour_sentence_follows_the_same_work_threshold():
+    """`compare` and `explain` call neighbours "the same text" above the agreement where
+    SAME_WORK loses all confidence, wherever that parameter is set."""
+    seen = {"neighbour_agreement": 0.76, "neighbour_share": 0.9}
+    assert "the same text" not in describe_neighbours(seen)
+    looser = dataclasses.replace(CLASSIFIER_PARAMS, same_work_agreement=(0.75, 0.7))
+    assert "the same text" in describe_neighbours(seen, looser)
+    assert describe_neighbours({"neighbour_agreement": None}) is None
