@@ -225,6 +225,7 @@ def match(rs: ReadSide, book: Book, compute: Compute | None = None) -> dict[str,
     id, the one with the text's own id if there are several) and that copy is not listed
     among its related books: they are the copy's.
     """
+    rs.state()  # the index first: a node that is down answers before any extraction is spent
     features = compute(match_features, book) if compute else match_features(book)
     copies = indexed_copies(rs, features, book.id) if features.content_hash else []
     copy = copies[0] if copies else None  # the copy with the same id, else the first
