@@ -22,6 +22,18 @@ slow clients got, and the RSS growth; ``--stop-node PORT`` then stops that node
 (``bookdup es down``) and times one request per endpoint (503 within 10 s is the contract).
 
     python benchmarks/soak_serve.py --quick --hostile --stop-node 9360
+
+``--memory`` (issue 30: memory after 1,000 varied matches within 10 % of its level after the
+first 100): no mix, no concurrency: one keep-alive client sends ``--matches`` (default 1,000;
+300 with ``--quick``) match texts one after another, each new: a slice of 20–100 KB of the
+corpus's books from a random page on (the next books of the same language when one is too
+short), about 3 % of its words dropped and 3 % swapped with their neighbour. The RSS of the
+server and of its descendants (the verification worker, the resource tracker) is read from
+/proc after every 100 matches; the RESULT line compares the total after match 100 with the
+total at the end (``growth_pct``).
+
+    python benchmarks/soak_serve.py --memory --es-url http://127.0.0.1:9200 \
+        --prefix benchread-200 --corpus /work/quick-read/corpus-200-s1
 """
 
 from __future__ import annotations
@@ -311,6 +323,159 @@ def per_minute(samples: list[tuple[float, str, float, bool]], seconds: float) ->
     return rows
 
 
+def descendants(pid: int) -> list[int]:
+    """The live processes below ``pid`` (children, their children, …), from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])  # the name may hold spaces and ")"
+        parents.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def tree_rss(pid: int) -> tuple[float, dict[int, float]]:
+    """(RSS MB of ``pid``, {descendant pid: RSS MB})."""
+    own = proc_figures(pid)
+    children = {c: f[0] for c in descendants(pid) if (f := proc_figures(c)) is not None}
+    return (own[0] if own else 0.0), children
+
+
+def varied_text(books: dict[str, list[list[str]]], rng: random.Random) -> bytes:
+    """A new match text of 20–100 KB: pages of a random book from a random page on (then the
+    next books of its language), ~3 % of the words dropped and ~3 % swapped with the next."""
+    target = rng.randrange(20_000, 100_000)
+    language = rng.choice(sorted(books))
+    shelf = books[language]
+    start = rng.randrange(len(shelf))
+    pages: list[str] = []
+    size = 0
+    for k in range(len(shelf)):
+        book = shelf[(start + k) % len(shelf)]
+        first = rng.randrange(max(1, len(book) - 2)) if k == 0 else 0
+        for page in book[first:]:
+            words = [w for w in page.split() if rng.random() >= 0.03]
+            for i in range(len(words) - 1):
+                if rng.random() < 0.03:
+                    words[i], words[i + 1] = words[i + 1], words[i]
+            lines = [" ".join(words[i : i + 12]) for i in range(0, len(words), 12)]
+            pages.append("\n".join(lines))
+            size += len(pages[-1].encode()) + 2
+            if size >= target:
+                break
+        if size >= target:
+            break
+    # cut on a character boundary: a cut through a UTF-8 sequence is a 400
+    return "\n\f".join(pages).encode()[:target].decode(errors="ignore").encode()
+
+
+def corpus_books(corpus: Path) -> dict[str, list[list[str]]]:
+    """The corpus's books as lists of pages, by language (``books.jsonl``), else all in one."""
+    language: dict[str, str] = {}
+    meta = corpus / "books.jsonl"
+    if meta.exists():
+        for line in meta.read_text().splitlines():
+            row = json.loads(line)
+            language[str(row.get("book_id") or row.get("id"))] = str(row.get("language", "?"))
+    books: dict[str, list[list[str]]] = {}
+    for path in sorted(p for p in (corpus / "books").rglob("*.txt") if p.is_file()):
+        books.setdefault(language.get(path.stem, "?"), []).append(read_one_book(path).pages)
+    return books
+
+
+def memory_soak(args: argparse.Namespace, names: IndexNames, corpus: Path) -> None:
+    """``--memory``: ``args.matches`` varied matches in a row; the server's and its workers'
+    RSS after the first 100 and at the end. Prints the figures and the RESULT line."""
+    rng = random.Random(args.seed)
+    books = corpus_books(corpus)
+    log(
+        f"memory: {args.matches} varied matches of 20–100 KB, one after another, from "
+        f"{sum(map(len, books.values()))} books of {corpus} ({', '.join(sorted(books))})"
+    )
+    server_log = args.workdir / f"soak_serve-memory-{args.prefix}.stderr"
+    server_log.parent.mkdir(parents=True, exist_ok=True)
+    with server_log.open("wb") as err:
+        proc = serve(names, args.port, stderr=err)
+    log(f"bookdup serve pid {proc.pid} on port {args.port}")
+    client = Client(args.port)
+    statuses: Counter[str] = Counter()
+    ms: list[float] = []
+    sizes: list[int] = []
+    rows: list[tuple[int, float, float, float, dict[int, float]]] = []
+    t0 = time.monotonic()
+    try:
+        for i in range(1, args.matches + 1):
+            body = varied_text(books, rng)
+            sizes.append(len(body))
+            t1 = time.perf_counter()
+            statuses[client.send(Call("match", "/api/match", "POST", body))] += 1
+            ms.append((time.perf_counter() - t1) * 1000)
+            if i % 100 == 0 or i == args.matches:
+                server, children = tree_rss(proc.pid)
+                rows.append((i, time.monotonic() - t0, server, sum(children.values()), children))
+                each = " ".join(f"{pid}:{mb:.0f}" for pid, mb in sorted(children.items()))
+                log(
+                    f"match {i:5d}: server {server:.0f} MB, workers {sum(children.values()):.0f}"
+                    f" MB ({each}), total {server + sum(children.values()):.0f} MB; "
+                    f"statuses {dict(statuses)}"
+                )
+    finally:
+        client.close()
+        alive = proc.poll() is None
+        proc.terminate()
+        proc.wait(timeout=30)
+    seconds = time.monotonic() - t0
+    first = next((r for r in rows if r[0] >= 100), rows[0] if rows else None)
+    last = rows[-1] if rows else None
+    before = first[2] + first[3] if first else 0.0
+    after = last[2] + last[3] if last else 0.0
+    growth = (after - before) / before * 100 if before else 0.0
+    p50, p95 = percentiles(ms or [0.0])
+    errors_log = [
+        ln
+        for ln in server_log.read_text(errors="replace").splitlines()
+        if ln.strip() and not ln.startswith("bookdup review page")
+    ]
+    log(
+        f"{len(ms)} matches in {seconds:.0f} s (p50 {p50:.0f} ms, p95 {p95:.0f} ms, texts "
+        f"{min(sizes, default=0) // 1000}–{max(sizes, default=0) // 1000} KB); total RSS "
+        f"{before:.0f} MB after match {first[0] if first else 0}, {after:.0f} MB after match "
+        f"{last[0] if last else 0}: {growth:+.1f} % (target within 10 %: "
+        f"{'met' if abs(growth) <= 10 else 'missed'}); alive at the end: {alive}; "
+        f"{len(errors_log)} other lines on its stderr"
+    )
+    for line in errors_log[-5:]:
+        print(f"    | {line}")
+    result = {
+        "matches": len(ms),
+        "rss_after_100_mb": round(before, 1),
+        "rss_end_mb": round(after, 1),
+        "growth_pct": round(growth, 1),
+        "server_rss_after_100_mb": round(first[2], 1) if first else 0.0,
+        "worker_rss_after_100_mb": round(first[3], 1) if first else 0.0,
+        "server_rss_end_mb": round(last[2], 1) if last else 0.0,
+        "worker_rss_end_mb": round(last[3], 1) if last else 0.0,
+        "ok": statuses.get("200", 0),
+        "errors": len(ms) - statuses.get("200", 0),
+        "match_p50_ms": round(p50),
+        "match_p95_ms": round(p95),
+        "text_kb_mean": round(sum(sizes) / max(1, len(sizes)) / 1000, 1),
+        "seconds": round(seconds),
+        "server_alive": int(alive),
+        "load1": load_avg().split()[0],
+    }
+    print("RESULT " + " ".join(f"{k}={v}" for k, v in result.items()))
+
+
 def default_corpus(prefix: str, workdir: Path) -> Path:
     m = re.fullmatch(r"benchread-(\d+)", prefix)
     if not m:
@@ -337,13 +502,20 @@ def main() -> None:
     parser.add_argument(
         "--stop-node", type=int, default=None, metavar="PORT", help="with --hostile: at the end"
     )
-    add_quick(parser, prefix="benchread-200", seconds=60, clients=10)
+    parser.add_argument(
+        "--memory", action="store_true", help="varied matches in a row, RSS (issue 30)"
+    )
+    parser.add_argument("--matches", type=int, default=1000, help="with --memory")
+    add_quick(parser, prefix="benchread-200", seconds=60, clients=10, matches=300)
     args = parse_args(parser)
 
     os.environ["ELASTICSEARCH_URL"] = args.es_url  # for the server process too
     names = IndexNames(args.prefix)
-    client = connect(ConnectionSettings.from_env(timeout=300))
     corpus = args.corpus or default_corpus(args.prefix, args.workdir)
+    if args.memory:
+        memory_soak(args, names, corpus)
+        return
+    client = connect(ConnectionSettings.from_env(timeout=300))
     mix = build_mix(client, names, corpus, args.seed)
     log(f"mix of {len(mix)} requests: {json.dumps(MIX)}")
     heavy: list[Call] = []
