@@ -448,7 +448,7 @@ def serve_cmd(
         http=GuardedH11Protocol.configured(header_timeout, max_header_kb * 1024),
         timeout_keep_alive=keep_alive,  # type: ignore[arg-type]
         h11_max_incomplete_event_size=max_header_kb * 1024,
-        loop=loop,  # type: ignore[arg-type]
+        loop=loop,
     )
 
 

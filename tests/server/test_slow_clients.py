@@ -293,7 +293,7 @@ def test_a_client_refused_with_retry_after_is_held_to_it(loop: str) -> None:
         log_level="critical",
         http=GuardedH11Protocol.configured(10.0),
         lifespan="off",
-        loop=loop,  # type: ignore[arg-type]
+        loop=loop,
     )
     request = b"GET /%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     with serving(config) as port, connect(port) as hammer, connect(port) as other:
