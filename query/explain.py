@@ -17,7 +17,6 @@ regions are those of the signals (explain used to align again and cut with a rul
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +40,6 @@ from bookdup.vocabulary import direction_words, part_direction, relation_sentenc
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
 from query.related import page_mapping
-from readers.dictionaries import Dictionaries
 from store.connection import missing_ok
 from store.features import get_features, prepare_features
 from store.retry import with_retries
@@ -190,30 +188,27 @@ def _stored(rs: ReadSide, a: str, b: str) -> dict[str, Any] | None:
     }
 
 
-#: Each process's lexicons by whether translations are on (``compare`` in a worker).
-_LEXICONS: dict[bool, Dictionaries] = {}
-
-
-def compare(fa: BookFeatures, fb: BookFeatures, lexicons: Dictionaries | bool) -> dict[str, Any]:
-    """The pair's verification, relation and alignment (CPU-bound: ``explain``'s ``compute``).
-    ``lexicons`` is the read side's, or, in a worker process, whether translations are on
-    (that process's own lexicons are then used)."""
-    if isinstance(lexicons, bool):
-        if lexicons not in _LEXICONS:
-            _LEXICONS[lexicons] = Dictionaries(enabled=lexicons)
-        lexicons = _LEXICONS[lexicons]
-    plan = plan_pair(fa, fb, lexicons)
-    dictionary = plan.dictionary if plan is not None else None
-    verification = verify_features(fa, fb, dictionary=dictionary, threshold=None)
-    assert verification is not None  # no floor: every pair is verified
-    result = describe_relation(fa, fb, verification, dictionary)
-    shared_pages = shared_page_ranges(fa, fb, verification, dictionary)
-    al = align(fa, fb, verification, dictionary)
-    data = alignment_data(fa, fb, al)
+def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
+    """Everything about the pair (a, b), seen from a. NotFound for an unknown id."""
+    if a == b:
+        raise BadRequest("a and b are the same book: give two different ids")
+    meta_a, fa = _load(rs, a)
+    meta_b, fb = _load(rs, b)
+    plan = plan_pair(fa, fb, rs.lexicons)
+    with rs.compute_lock:
+        dictionary = plan.dictionary if plan is not None else None
+        verification = verify_features(fa, fb, dictionary=dictionary, threshold=None)
+        assert verification is not None  # no floor: every pair is verified
+        result = describe_relation(fa, fb, verification, dictionary)
+        shared_pages = shared_page_ranges(fa, fb, verification, dictionary)
+        al = align(fa, fb, verification, dictionary)
+        data = alignment_data(fa, fb, al)
     direction = part_direction(result["relation"], result.get("direction"), result["signals"])
     result["direction"] = direction_from_side(direction, this_is_first=True)
     result["direction_text"] = direction_words(result["direction"], result["relation"])
-    return {
+    out = {
+        "a": meta_a,
+        "b": meta_b,
         "comparable": plan is not None,
         **result,
         "label": relation_label(result["relation"]),
@@ -221,70 +216,11 @@ def compare(fa: BookFeatures, fb: BookFeatures, lexicons: Dictionaries | bool) -
         "alignment": data,
         "shared_pages": shared_pages,
         "signal_labels": {k: signal_label(k) for k in result["signals"] or {}},
+        "stored": _stored(rs, a, b),
     }
-
-
-def explain(
-    rs: ReadSide, a: str, b: str, compute: Callable[..., Any] | None = None
-) -> dict[str, Any]:
-    """Everything about the pair (a, b), seen from a. NotFound for an unknown id.
-
-    The books are read here; ``compute(compare, fa, fb, translations)`` compares them (the
-    server: in its worker process, out of its GIL); None compares them in this thread, under
-    ``ReadSide.compute_lock``."""
-    if a == b:
-        raise BadRequest("a and b are the same book: give two different ids")
-    meta_a, fa = _load(rs, a)
-    meta_b, fb = _load(rs, b)
-    if compute is None:
-        with rs.compute_lock:
-            compared = compare(fa, fb, rs.lexicons)
-    else:
-        compared = compute(compare, fa, fb, rs.lexicons.enabled)
-    return _assembled(meta_a, meta_b, compared, _stored(rs, a, b))
-
-
-def _assembled(
-    meta_a: dict[str, Any],
-    meta_b: dict[str, Any],
-    compared: dict[str, Any],
-    stored: dict[str, Any] | None,
-) -> dict[str, Any]:
-    out = {"a": meta_a, "b": meta_b, **compared, "stored": stored}
     out["decision"] = decision_path(out)
     out["verdict"] = verdict(out)
     return out
-
-
-def _picture(
-    meta_a: dict[str, Any],
-    meta_b: dict[str, Any],
-    fa: BookFeatures,
-    fb: BookFeatures,
-    lexicons: Dictionaries | bool,
-    stored: dict[str, Any] | None,
-    fmt: str,
-) -> bytes:
-    from query.plots import render_explain
-
-    return render_explain(_assembled(meta_a, meta_b, compare(fa, fb, lexicons), stored), fmt)
-
-
-def explain_picture(
-    rs: ReadSide, a: str, b: str, fmt: str, compute: Callable[..., Any] | None = None
-) -> bytes:
-    """The pair's explain picture (``query.plots.render_explain``) as ``fmt`` bytes: the books
-    read here, compared and drawn by ``compute`` as in ``explain`` (the server's worker: one
-    trip: the picture's data are not pickled back and forth)."""
-    if a == b:
-        raise BadRequest("a and b are the same book: give two different ids")
-    meta_a, fa = _load(rs, a)
-    meta_b, fb = _load(rs, b)
-    stored = _stored(rs, a, b)
-    if compute is None:
-        with rs.compute_lock:
-            return _picture(meta_a, meta_b, fa, fb, rs.lexicons, stored, fmt)
-    return compute(_picture, meta_a, meta_b, fa, fb, rs.lexicons.enabled, stored, fmt)
 
 
 def _pct(v: float) -> str:

@@ -44,9 +44,9 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from query.context import BadRequest, NotFound, ReadSide
-from query.explain import explain, explain_picture
+from query.explain import explain
 from query.match import book_from_text, match, read_one_book
-from query.plots import FORMATS
+from query.plots import FORMATS, render_explain
 from query.related import related
 from query.search import search
 from server.admission import RETRY_AFTER_S, Admission, Busy, Limits
@@ -412,7 +412,7 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         responses=_answers(*COMMON, 404),
     )
     async def api_explain(a: BookId, b: BookId) -> dict[str, Any]:
-        found = await admit.compute(explain, rs, _check_id(a, "a"), _check_id(b, "b"), workers.run)
+        found = await admit.compute(explain, rs, _check_id(a, "a"), _check_id(b, "b"))
         return public_explain(found)
 
     @app.get(
@@ -431,7 +431,9 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         a: BookId, b: BookId, format: Annotated[str, Query(pattern="^(png|svg)$")] = "png"
     ) -> Response:
         pair = _check_id(a, "a"), _check_id(b, "b")
-        picture = await admit.compute(explain_picture, rs, *pair, format, workers.run)
+        picture = await admit.compute(
+            lambda: workers.run(render_explain, explain(rs, *pair), format)
+        )
         return Response(picture, media_type=FORMATS[format])
 
     @app.post(
