@@ -216,7 +216,10 @@ def by_kind(samples: list[tuple[float, str, float, bool]]) -> dict[str, tuple[in
 
 
 def serve(
-    names: IndexNames, port: int, stderr: IO[bytes] | int = subprocess.DEVNULL
+    names: IndexNames,
+    port: int,
+    stderr: IO[bytes] | int = subprocess.DEVNULL,
+    extra: tuple[str, ...] = (),
 ) -> subprocess.Popen:
     """`bookdup serve` in its own process, returned once it answers; ``stderr`` takes its log
     (the soak benchmark keeps it, to show what went wrong)."""
@@ -229,6 +232,7 @@ def serve(
             "serve",
             "--port",
             str(port),
+            *extra,
         ],
         env=env,
         stderr=stderr,

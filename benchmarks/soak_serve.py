@@ -404,7 +404,7 @@ def memory_soak(args: argparse.Namespace, names: IndexNames, corpus: Path) -> No
     server_log = args.workdir / f"soak_serve-memory-{args.prefix}.stderr"
     server_log.parent.mkdir(parents=True, exist_ok=True)
     with server_log.open("wb") as err:
-        proc = serve(names, args.port, stderr=err)
+        proc = serve(names, args.port, stderr=err, extra=("--loop", args.loop))
     log(f"bookdup serve pid {proc.pid} on port {args.port}")
     client = Client(args.port)
     statuses: Counter[str] = Counter()
@@ -506,6 +506,12 @@ def main() -> None:
         "--memory", action="store_true", help="varied matches in a row, RSS (issue 30)"
     )
     parser.add_argument("--matches", type=int, default=1000, help="with --memory")
+    parser.add_argument(
+        "--loop",
+        choices=["auto", "asyncio", "uvloop"],
+        default="auto",
+        help="the server's event loop (bookdup serve --loop)",
+    )
     add_quick(parser, prefix="benchread-200", seconds=60, clients=10, matches=300)
     args = parse_args(parser)
 
@@ -527,7 +533,7 @@ def main() -> None:
         )
     server_log = args.workdir / f"soak_serve-{args.prefix}.stderr"
     with server_log.open("wb") as err:
-        proc = serve(names, args.port, stderr=err)
+        proc = serve(names, args.port, stderr=err, extra=("--loop", args.loop))
     sampler = Sampler(proc.pid, args.sample_s)
     sampler.start()
     log(

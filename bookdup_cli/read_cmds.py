@@ -382,11 +382,19 @@ def _limit(flag: str, default: float, kind: type, minimum: float, help: str) -> 
     0,
     "memory of the cache of prepared word sequences (match, explain), in MB",
 )
+@click.option(
+    "--loop",
+    type=click.Choice(["auto", "asyncio", "uvloop"]),
+    default="auto",
+    show_default=True,
+    help="the event loop: uvloop when installed (auto), or the one named",
+)
 @click.pass_obj
 def serve_cmd(
     ctx: Any,
     host: str,
     port: int,
+    loop: str,
     max_body_mb: float,
     max_bodies_mb: float | None,
     allowed_hosts: tuple[str, ...],
@@ -440,6 +448,7 @@ def serve_cmd(
         http=GuardedH11Protocol.configured(header_timeout, max_header_kb * 1024),
         timeout_keep_alive=keep_alive,  # type: ignore[arg-type]
         h11_max_incomplete_event_size=max_header_kb * 1024,
+        loop=loop,
     )
 
 

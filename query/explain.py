@@ -40,6 +40,7 @@ from bookdup.vocabulary import direction_words, part_direction, relation_sentenc
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
 from query.display import display_title, relation_label
 from query.related import page_mapping
+from store.connection import missing_ok
 from store.features import get_features, prepare_features
 from store.retry import with_retries
 
@@ -158,7 +159,7 @@ def alignment_data(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> dict[st
 
 
 def _load(rs: ReadSide, book_id: str) -> tuple[dict[str, Any], BookFeatures]:
-    doc = with_retries(READ_RETRY_S)(rs.client.options(ignore_status=404).get)(
+    doc = with_retries(READ_RETRY_S)(missing_ok(rs.client).get)(
         index=rs.names.books, id=book_id, source=META_FIELDS
     )
     features = get_features(rs.client, rs.names.books, book_id) if doc.body.get("found") else None
@@ -171,7 +172,7 @@ def _load(rs: ReadSide, book_id: str) -> tuple[dict[str, Any], BookFeatures]:
 
 
 def _stored(rs: ReadSide, a: str, b: str) -> dict[str, Any] | None:
-    doc = with_retries(READ_RETRY_S)(rs.client.options(ignore_status=404).get)(
+    doc = with_retries(READ_RETRY_S)(missing_ok(rs.client).get)(
         index=rs.names.relations, id=pair_id(a, b), source_excludes=["evidence", "signals"]
     )
     if not doc.body.get("found"):

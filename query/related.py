@@ -11,6 +11,7 @@ from bookdup.relate import direction_from_side
 from bookdup.vocabulary import direction_words, part_direction
 from query.context import READ_RETRY_S, NotFound
 from query.display import CLASS_ORDER, display_title, relation_label
+from store.connection import missing_ok
 from store.keys import CANDIDATE_KEY_FIELDS
 from store.retry import with_retries
 
@@ -81,7 +82,7 @@ def _oriented(relation: dict[str, Any], book_id: str) -> dict[str, Any]:
 
 
 def _book(client: Elasticsearch, books_index: str, book_id: str) -> dict[str, Any]:
-    doc = with_retries(READ_RETRY_S)(client.options(ignore_status=404).get)(
+    doc = with_retries(READ_RETRY_S)(missing_ok(client).get)(
         index=books_index, id=book_id, source_excludes=BOOK_FIELDS_HIDDEN
     )
     if not doc.body.get("found"):

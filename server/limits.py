@@ -276,7 +276,9 @@ class Guard:
         deadline = loop.time() + self.body_timeout
         while True:
             try:
-                message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0))
+                # a deadline on the loop, not wait_for's task per message: cheaper per request
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
             except TimeoutError:
                 await respond(
                     send,

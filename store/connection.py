@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,6 +108,20 @@ def serving_client(settings: ConnectionSettings, request_timeout: float) -> Elas
         max_retries=1,
         retry_on_timeout=False,
     )
+
+
+_MISSING_OK: weakref.WeakKeyDictionary[Elasticsearch, Elasticsearch] = weakref.WeakKeyDictionary()
+
+
+def missing_ok(client: Elasticsearch) -> Elasticsearch:
+    """``client.options(ignore_status=404)``, made once per client: each ``options()`` builds a
+    new client with its ~40 API namespaces, each reading the environment (OpenTelemetry's
+    settings), ~4 % of ``bookdup serve``'s time under load when made for every read (issue 30).
+    Shares ``client``'s transport, so its deadlines and retries too."""
+    found = _MISSING_OK.get(client)
+    if found is None:
+        found = _MISSING_OK[client] = client.options(ignore_status=404)
+    return found
 
 
 def _what_answered(exc: ApiError) -> str:

@@ -16,6 +16,7 @@ from elasticsearch import Elasticsearch
 from bookdup.boilerplate import drop_common_words
 from bookdup.features import BookFeatures, features_from_doc
 from store.candidates import StopLists
+from store.connection import missing_ok
 from store.retry import with_retries
 
 #: Books kept in memory, ~100 KB each (hashes, pages, signatures): at 10K books a smaller
@@ -35,9 +36,7 @@ def get_features(
     client: Elasticsearch, index: str, book_id: str, *, words: bool = True
 ) -> BookFeatures | None:
     """One book's stored features (with its word strings unless ``words`` is False), or None."""
-    doc = with_retries()(client.options(ignore_status=404).get)(
-        index=index, id=book_id, source=["features"]
-    )
+    doc = with_retries()(missing_ok(client).get)(index=index, id=book_id, source=["features"])
     if not doc.body.get("found"):
         return None
     return features_from_doc(doc["_source"]["features"], words=words)

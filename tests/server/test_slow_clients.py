@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import socket
 import time
@@ -20,6 +21,17 @@ import uvicorn
 from server.limits import MAX_HEADERS, SECURITY_HEADERS, Guard
 from server.protocol import GuardedH11Protocol
 from tests.server.conftest import serving
+
+#: The event loops the protocol must work on (``bookdup serve --loop``): uvloop when installed.
+LOOPS = [
+    "asyncio",
+    pytest.param(
+        "uvloop",
+        marks=pytest.mark.skipif(
+            importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
+        ),
+    ),
+]
 
 HEADER_TIMEOUT = 0.6
 BODY_TIMEOUT = 0.6
@@ -40,8 +52,8 @@ async def echo(scope, receive, send) -> None:
     await send({"type": "http.response.body", "body": payload})
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
+@pytest.fixture(scope="module", params=LOOPS)
+def port(request: pytest.FixtureRequest) -> Iterator[int]:
     config = uvicorn.Config(
         Guard(echo, 10_000, body_timeout=BODY_TIMEOUT, max_header_bytes=2048),
         host="127.0.0.1",
@@ -51,6 +63,7 @@ def port() -> Iterator[int]:
         timeout_keep_alive=KEEP_ALIVE,  # type: ignore[arg-type]
         h11_max_incomplete_event_size=2048,
         lifespan="off",
+        loop=request.param,
     )
     with serving(config) as port:
         yield port
@@ -268,7 +281,8 @@ def status_of_answer(s: socket.socket) -> int:
     return int(head.split()[1])
 
 
-def test_a_client_refused_with_retry_after_is_held_to_it() -> None:
+@pytest.mark.parametrize("loop", LOOPS)
+def test_a_client_refused_with_retry_after_is_held_to_it(loop: str) -> None:
     """A 429 is answered at once; the next request on that connection is read only after
     Retry-After (issue 30: clients that retry at once must not crowd out the others), while
     another connection is served at once meanwhile."""
@@ -279,6 +293,7 @@ def test_a_client_refused_with_retry_after_is_held_to_it() -> None:
         log_level="critical",
         http=GuardedH11Protocol.configured(10.0),
         lifespan="off",
+        loop=loop,
     )
     request = b"GET /%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     with serving(config) as port, connect(port) as hammer, connect(port) as other:
