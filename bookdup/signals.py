@@ -105,7 +105,7 @@ class RelationSignals:
     delta_page_count: float  # Google eq. 3: last page of y − (a·last page of x + b)
     consecutive_corr: float  # Google: pages of the denser book straddling 2 consecutive pages
     sequential_fraction: float  # consecutive matched x pages whose y pages advance by ≈ slope
-    coverage_x: float  # share of x's unique words on pages inside shared runs
+    coverage_x: float  # share of x's unique words inside shared runs (aligned positions)
     coverage_y: float
     span_x: float  # (last − first covered page + 1) / n_pages_x
     span_y: float
@@ -132,6 +132,14 @@ class RelationSignals:
     #: words per page). ~1 for editions and subsets however they are paginated; ~0.4–0.6
     #: when y is an abridgement of x (the same text, cut throughout).
     text_ratio: float = 1.0
+    #: Share of x's (y's) unique words on the pages its shared runs cover, a page the runs
+    #: reach counting whole: the coverage "along the book's length" the abridgement reads
+    #: (``classify._abridgement``), where a noisy alignment's first and last aligned words
+    #: sit inside the first and last pages. ``coverage_x`` counts a partly covered page
+    #: partly (where shared text stops mid-page: subset against overlap). None: not known
+    #: (signals stored before both were kept: ``coverage_x`` was on pages then).
+    page_coverage_x: float | None = None
+    page_coverage_y: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with rounded floats, for JSON output and the index.
@@ -176,6 +184,20 @@ def _alignment_pages(verification: Any) -> tuple[np.ndarray, np.ndarray]:
         arr = np.asarray(al).reshape(-1, 2)
         px, py = arr[:, 0], arr[:, 1]
     return np.asarray(px, np.int64), np.asarray(py, np.int64)
+
+
+def _alignment_positions(
+    verification: Any, n_aligned: int
+) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
+    """Positions (x, y) of the aligned unique words in each book's unique-word sequence, in
+    alignment order; (None, None) when the verification did not keep them."""
+    pos = getattr(verification, "positions", None)
+    if pos is None:
+        return None, None
+    qx, qy = (np.asarray(q, np.int64) for q in pos)
+    if qx.size != n_aligned or qy.size != n_aligned:
+        return None, None
+    return qx, qy
 
 
 def _skipped_words(pages: np.ndarray, word_pages: np.ndarray, n_pages: int) -> np.ndarray:
@@ -270,36 +292,88 @@ def _coverage(
     frames: list[tuple[slice, str]],
     word_pages: np.ndarray,
     n_pages: int,
+    positions: np.ndarray | None = None,
+    max_gap: int = 0,
 ) -> tuple[float, float, float]:
-    """(coverage, span, contiguity) of one book's runs, weighted by its unique words per page.
+    """(coverage, span, contiguity) of one book's runs: shares of its unique words.
 
-    Pages of frame runs (boilerplate) are neutral: neither covered nor counted in the total;
-    a back frame's from its first page to the end of the book, a front frame's from the start
-    to its last page (what lies beyond shared boilerplate is more of it: the rest of a licence
+    With ``positions`` (each aligned item's position in the book's unique-word sequence, in
+    the order of ``pages``) a run covers the unique words from its first to its last aligned
+    one: a page the run ends on counts for the words it reaches, not as a whole page (an
+    anthology holding 85 % of a volume is not its subset because both cut mid-page), and
+    two runs of the book at most ``max_gap`` unique words apart cover what lies between
+    them, as inside a run (noise or a cut in the other book broke them there: an
+    abridgement's pieces, a 10 %-noise rescan). Without positions (page matches), a run
+    covers its pages whole, each weighted by its unique words. The span is in pages either
+    way.
+
+    Frame runs (boilerplate) are neutral: neither covered nor counted in the total; a back
+    frame's from its start to the end of the book, a front frame's from the start of the
+    book to its end (what lies beyond shared boilerplate is more of it: the rest of a licence
     whose partner in the other book was dropped, a digitiser's notice).
     """
     if not runs or n_pages <= 0:
         return 0.0, 0.0, 0.0
-    weight = np.bincount(word_pages, minlength=n_pages).astype(np.float64)[:n_pages]
-    if weight.sum() == 0:  # no unique words at all: weigh pages equally
-        weight = np.ones(n_pages)
+    lo = min(int(pages[r].min()) for r in runs)
+    hi = max(int(pages[r].max()) for r in runs)
+    span = (hi - lo + 1) / n_pages
+    if positions is not None and word_pages.size > 0:
+        units, weight = positions, np.ones(word_pages.size)
+    else:
+        units, max_gap = pages, 0
+        weight = np.bincount(word_pages, minlength=n_pages).astype(np.float64)[:n_pages]
+        if weight.sum() == 0:  # no unique words at all: weigh pages equally
+            weight = np.ones(n_pages)
+    coverage, contiguity = _covered_share(units, runs, frames, weight, max_gap)
+    return coverage, float(span), contiguity
+
+
+def _covered_share(
+    units: np.ndarray,
+    runs: list[slice],
+    frames: list[tuple[slice, str]],
+    weight: np.ndarray,
+    max_gap: int = 0,
+) -> tuple[float, float]:
+    """(covered share of ``weight``, share of the covered weight in the longest run): each
+    run covers its units (pages or word positions) from its first to its last, and the
+    units between two runs at most ``max_gap`` apart; frames' units are left out of both."""
+    weight = weight.copy()
+    n = weight.size
     for r, side in frames:
-        lo_frame = 0 if side == "front" else int(pages[r].min())
-        hi_frame = n_pages if side == "back" else int(pages[r].max()) + 1
+        lo_frame = 0 if side == "front" else int(units[r].min())
+        hi_frame = n if side == "back" else int(units[r].max()) + 1
         weight[lo_frame:hi_frame] = 0.0
-    covered = np.zeros(n_pages, dtype=bool)
+    covered = np.zeros(n, dtype=bool)
     run_weights = []
-    lo, hi = n_pages, -1
-    for r in runs:
-        a, b = int(pages[r].min()), int(pages[r].max())
+    spans = sorted((int(units[r].min()), int(units[r].max())) for r in runs)
+    for (a, b), (after, _) in zip(spans, [*spans[1:], (n + max_gap + 1, 0)], strict=True):
         covered[a : b + 1] = True
         run_weights.append(weight[a : b + 1].sum())
-        lo, hi = min(lo, a), max(hi, b)
+        if after - b - 1 <= max_gap:
+            covered[b + 1 : after] = True
     total = weight[covered].sum()
     coverage = total / weight.sum() if weight.sum() > 0 else 0.0
-    span = (hi - lo + 1) / n_pages
     contiguity = max(run_weights) / total if total > 0 else 0.0
-    return float(coverage), float(span), float(contiguity)
+    return float(coverage), float(contiguity)
+
+
+def _coverage_fields(
+    side: str,
+    pages: np.ndarray,
+    runs: list[slice],
+    frames: list[tuple[slice, str]],
+    features: BookFeatures,
+    positions: np.ndarray | None,
+    max_gap: int,
+) -> dict[str, Any]:
+    """One book's coverage, span and contiguity (on word positions when given) and its
+    coverage on whole pages (the abridgement's), as ``RelationSignals`` fields of ``side``."""
+    word_pages, n_pages = features.unique.pages, int(features.n_pages)
+    cov, span, cont = _coverage(pages, runs, frames, word_pages, n_pages, positions, max_gap)
+    on_pages = _coverage(pages, runs, frames, word_pages, n_pages)[0]
+    names = ("coverage", "span", "contiguity", "page_coverage")
+    return {f"{name}_{side}": v for name, v in zip(names, (cov, span, cont, on_pages), strict=True)}
 
 
 def _fit(px: np.ndarray, py: np.ndarray) -> tuple[float, float, float]:
@@ -367,8 +441,8 @@ def compute_signals(
         ry = np.concatenate([py[r] for r in runs])
     else:
         rx = ry = np.zeros(0, np.int64)
-    cov_x, span_x, cont_x = _coverage(px, runs, frames, fa.unique.pages, nx_pages)
-    cov_y, span_y, cont_y = _coverage(py, runs, frames, fb.unique.pages, ny_pages)
+    qx, qy = _alignment_positions(verification, px.size) if on_alignment else (None, None)
+    gap = params.max_gap_words
     slope, offset, residual = _fit(rx, ry)
     table = _page_table_signals(rx, ry, slope, fa, fb, params)
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
@@ -389,12 +463,8 @@ def compute_signals(
         delta_page_count=float(last_y - (slope * last_x + offset)),
         consecutive_corr=float(min(1.0, table.straddle)),
         sequential_fraction=table.sequential,
-        coverage_x=cov_x,
-        coverage_y=cov_y,
-        span_x=span_x,
-        span_y=span_y,
-        contiguity_x=cont_x,
-        contiguity_y=cont_y,
+        **_coverage_fields("x", px, runs, frames, fa, qx, gap),
+        **_coverage_fields("y", py, runs, frames, fb, qy, gap),
         **_verification_fields(verification, fa, fb),
         neighbour_agreement=agreeing,
         neighbour_share=comparable,

@@ -105,7 +105,7 @@ class Verification:
     #: has no neighbour context or the pair was translated.
     neighbours: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     #: Positions of the aligned items in x's and y's unique-word sequences (x's source words
-    #: when translated), built on first access like the pages; None once ``detached``.
+    #: when translated), built on first access like the pages (``detached`` computes them).
     _positions: Callable[[], tuple[np.ndarray, np.ndarray]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -123,7 +123,8 @@ class Verification:
     @cached_property
     def positions(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(positions in x, positions in y) of the aligned items, in alignment order: the
-        alignment a reader draws (``query.explain``); None when not kept (``detached``)."""
+        alignment a reader draws (``query.explain``) and the signals' coverage; None when the
+        verification has none."""
         return self._positions() if self._positions is not None else None
 
 
@@ -132,16 +133,22 @@ class _Aligned:
     """An alignment computed already, as a module-level callable: the lazy ones are closures,
     which do not pickle."""
 
-    pages: tuple[np.ndarray, np.ndarray]
+    arrays: tuple[np.ndarray, np.ndarray]
 
     def __call__(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.pages
+        return self.arrays
 
 
 def detached(verification: Verification) -> Verification:
-    """``verification`` with its alignment computed now, so it can cross a process boundary
-    (a worker verifies, the parent classifies); equal in every field to the original."""
-    return replace(verification, _align=_Aligned(verification.alignment), _positions=None)
+    """``verification`` with its alignment and aligned positions computed now, so it can cross
+    a process boundary (a worker verifies, the parent classifies); equal in every field to the
+    original. The positions go as int32 (a book has far fewer than 2^31 unique words): the
+    signals measure coverage on them (``signals._coverage``)."""
+    positions = verification.positions
+    kept = None
+    if positions is not None:
+        kept = _Aligned((np.asarray(positions[0], np.int32), np.asarray(positions[1], np.int32)))
+    return replace(verification, _align=_Aligned(verification.alignment), _positions=kept)
 
 
 @dataclass(frozen=True)

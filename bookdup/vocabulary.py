@@ -98,6 +98,8 @@ SIGNAL_LABELS = {
     "neighbour_agreement": "neighbour words agreeing",
     "neighbour_share": "neighbour words comparable",
     "text_ratio": "words of B per word of A where they align",
+    "page_coverage_x": "share of A covered by shared text, pages counted whole",
+    "page_coverage_y": "share of B covered by shared text, pages counted whole",
 }
 
 

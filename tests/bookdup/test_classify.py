@@ -146,6 +146,21 @@ def test_abridged_when_the_shorter_holds_fewer_words_throughout():
     assert classify(piece).relation == "OVERLAPPING_TEXT"
 
 
+def test_an_abridgement_is_covered_along_its_pages_not_its_words():
+    """A 10 %-noise abridgement aligns a word in ten or more: the words before its first
+    aligned one and after its last are not covered (0.72), its pages are (0.95). The cut
+    reads the pages; signals stored without page coverage read the coverage as before."""
+    cut = with_(
+        text_ratio=0.45, coverage_x=1.0, coverage_y=0.72, page_coverage_x=1.0,
+        page_coverage_y=0.95, slope=0.45, delta_pages=55,
+    )  # fmt: skip
+    r = classify(cut)
+    assert (r.relation, r.direction) == ("ABRIDGED", "y_in_x") and r.confidence > 0.9
+    stored = with_(**{**vars(cut), "page_coverage_x": None, "page_coverage_y": None})
+    assert classify(stored).relation != "ABRIDGED"
+    assert classify(with_(**{**vars(stored), "coverage_y": 0.95})).relation == "ABRIDGED"
+
+
 def test_order_evidence_opens_the_gate_that_noise_closes():
     """A quarter of each book shared under 8-10 % character noise: its 0.48 (under the DUPNIQ
     gate), yet the shared words run in order far beyond chance (z 20)."""

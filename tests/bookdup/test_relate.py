@@ -92,12 +92,13 @@ def test_stored_direction_names_the_pair_as_the_index_does() -> None:
 
 
 def test_order_alone_lets_a_same_language_pair_through(lexicons) -> None:
-    """Two books sharing 40 unique words in order among 2,400 each: DUPNIQ-its under its
-    floor, the order statistic far above its own: verified, and related."""
-    shared = words("common", 40).split()
+    """Two books sharing 80 unique words in order among 9,600 each: DUPNIQ-its under its
+    floor, the order statistic far above its own: verified, and related (80 aligned words are
+    long enough shared text, ``overlap_long``; 40 cover too few of the books' words)."""
+    shared = words("common", 80).split()
 
-    def own(prefix: str) -> list[str]:  # 2,400 distinct words (``words`` makes at most 676)
-        return [w for k in "abcd" for w in words(prefix + k, 600).split()]
+    def own(prefix: str) -> list[str]:  # 9,600 distinct words (``words`` makes at most 676)
+        return [w for k in "abcdefghijklmnop" for w in words(prefix + k, 600).split()]
 
     a_own, b_own = own("left"), own("right")
     a = features("a", "en", " ".join(a_own[:1000] + shared + a_own[1000:]))

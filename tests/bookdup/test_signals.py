@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import pickle
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +16,11 @@ from bookdup.model import Book
 from bookdup.signals import (
     RelationSignals,
     SignalParams,
+    _covered_share,
     compute_signals,
     page_signature_matches,
 )
-from bookdup.verify import verify_pair
+from bookdup.verify import Verification, detached, verify_pair
 
 GUTENBERG = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gutenberg"
 needs_data = pytest.mark.skipif(not GUTENBERG.is_dir(), reason="Gutenberg corpus absent")
@@ -163,3 +166,54 @@ def test_words_per_page_are_a_full_pages(alice):
     pages = ["ALICE'S ADVENTURES IN WONDERLAND\nVolume the first", *paginate(work[:220], 70)]
     s = signals_of(Book("volume", pages), book("work", work, per_page=40))
     assert s.text_ratio == pytest.approx(1.0, abs=0.12)
+
+
+def _without_positions(v: Verification) -> Verification:
+    return replace(v, _positions=None)
+
+
+@needs_data
+def test_coverage_of_a_partly_covered_page_counts_partly(alice):
+    """A volume ending mid-page of its work covers that page for the words it reaches: its
+    coverage of the work is its share of the work's unique words, not its pages' share; its
+    page coverage (the abridgement's) counts the page whole."""
+    work = alice[60:3350]
+    cut = int(len(work) * 0.45)  # ends in the middle of the work's second 1000-line page
+    fa = extract_features(book("volume", work[:cut]))
+    fb = extract_features(book("work", work, 1000))
+    v = verify_pair(fa, fb, threshold=0.0)
+    words = compute_signals(fa, fb, v)
+    pages = compute_signals(fa, fb, _without_positions(v))  # whole pages
+    share = np.count_nonzero(np.isin(fb.unique.hashes, fa.unique.hashes)) / len(fb.unique)
+    assert words.coverage_y == pytest.approx(share, abs=0.05)
+    assert pages.coverage_y > words.coverage_y + 0.1  # page 2 counted whole
+    assert words.coverage_x == pytest.approx(1.0, abs=0.02) and words.contiguity_y == 1.0
+    assert (words.span_y, words.slope) == (pages.span_y, pages.slope)  # pages still pages
+    # the abridgement's cover stays on pages, kept beside the coverage on words
+    assert words.page_coverage_y == pytest.approx(pages.coverage_y)
+    assert pages.page_coverage_y == pytest.approx(pages.coverage_y)
+
+
+@needs_data
+def test_a_detached_verification_keeps_the_aligned_positions(alice):
+    """What a worker process hands the dedup job's driver gives the same signals."""
+    fa = extract_features(book("volume", alice[60 : 60 + 1500]))
+    fb = extract_features(book("work", alice[60:3350], 1000))
+    v = verify_pair(fa, fb, threshold=0.0)
+    back: Verification = pickle.loads(pickle.dumps(detached(v)))
+    assert back.positions is not None and v.positions is not None
+    assert all(np.array_equal(g, w) for g, w in zip(back.positions, v.positions, strict=True))
+    assert back.positions[0].dtype == np.int32  # small: the pages' size
+    assert compute_signals(fa, fb, back) == compute_signals(fa, fb, v)
+
+
+def test_runs_a_few_words_apart_cover_the_words_between():
+    """On word positions, the words between two runs of a book at most ``max_gap`` apart are
+    covered (noise or the other book's cut broke the run there); a farther gap is not."""
+    units = np.array([0, 5, 9, 30, 40, 49, 150, 160, 199])  # runs 0-9, 30-49, 150-199
+    runs = [slice(0, 3), slice(3, 6), slice(6, 9)]
+    weight = np.ones(200)
+    assert _covered_share(units, runs, [], weight, 0) == pytest.approx((0.4, 50 / 80))
+    assert _covered_share(units, runs, [], weight, 20) == pytest.approx((0.5, 0.5))
+    front = [(slice(0, 3), "front")]  # a frame's words are out of the total
+    assert _covered_share(units, runs[1:], front, weight, 20)[0] == pytest.approx(70 / 190)
