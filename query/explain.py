@@ -68,7 +68,7 @@ def align(
     book in its source language being the translated one whichever of a and b it is."""
     positions = verification.positions
     if positions is None:
-        raise ValueError("a detached verification keeps no positions: verify the pair here")
+        raise ValueError("the verification keeps no aligned positions: verify the pair here")
     px, py = (np.asarray(p, dtype=np.intp) for p in positions)
     ax, ay = (px, py) if translated_first(fa, fb, dictionary) else (py, px)
     wa, wb = list(fa.unique.words or []), list(fb.unique.words or [])
