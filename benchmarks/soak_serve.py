@@ -323,6 +323,15 @@ def per_minute(samples: list[tuple[float, str, float, bool]], seconds: float) ->
     return rows
 
 
+def server_said(server_log: Path) -> list[str]:
+    """What the server wrote on its stderr besides its banner: warnings, errors."""
+    return [
+        ln
+        for ln in server_log.read_text(errors="replace").splitlines()
+        if ln.strip() and not ln.startswith("bookdup review page")
+    ]
+
+
 def descendants(pid: int) -> list[int]:
     """The live processes below ``pid`` (children, their children, …), from /proc."""
     parents: dict[int, list[int]] = {}
@@ -440,11 +449,7 @@ def memory_soak(args: argparse.Namespace, names: IndexNames, corpus: Path) -> No
     after = last[2] + last[3] if last else 0.0
     growth = (after - before) / before * 100 if before else 0.0
     p50, p95 = percentiles(ms or [0.0])
-    errors_log = [
-        ln
-        for ln in server_log.read_text(errors="replace").splitlines()
-        if ln.strip() and not ln.startswith("bookdup review page")
-    ]
+    errors_log = server_said(server_log)
     log(
         f"{len(ms)} matches in {seconds:.0f} s (p50 {p50:.0f} ms, p95 {p95:.0f} ms, texts "
         f"{min(sizes, default=0) // 1000}–{max(sizes, default=0) // 1000} KB); total RSS "
@@ -574,11 +579,7 @@ def main() -> None:
     rss_all = [r for _, r, _, _ in sampler.samples]
     start_mb = later[0][1] if later else (rss_all[0] if rss_all else 0.0)
     end_mb = rss_all[-1] if rss_all else 0.0
-    errors_log = [  # what the server said besides its banner: warnings, errors
-        ln
-        for ln in server_log.read_text(errors="replace").splitlines()
-        if ln.strip() and not ln.startswith("bookdup review page")
-    ]
+    errors_log = server_said(server_log)
     log(
         f"server RSS: {start_mb:.0f} MB at minute 1, {end_mb:.0f} MB at the end, max "
         f"{max(rss_all, default=0):.0f} MB, slope {slope_per_min(later):+.2f} MB/min after "
