@@ -234,3 +234,23 @@ def test_idf_ranked_queries_are_scored_with_the_whole_index_statistics() -> None
         {"index": "books"},
         {"q": 2},
     ]
+
+
+def test_candidate_hits_are_read_from_their_sort_values_not_their_stored_fields() -> None:
+    """A candidate search asks for no stored field (no ``_id``, no ``_source``: the node would
+    decompress each hit's whole book to return them) and reads each hit's book id and score
+    from its sort values, as the node answers it then (``_score`` null without
+    ``track_scores``)."""
+    body = candidates.candidate_body("q", "uniq", ["a", "b", "c"], 2, 30)
+    assert body is not None
+    assert body["stored_fields"] == "_none_" and "_source" not in body
+    assert body["sort"] == [{"_score": "desc"}, {"book_id": "asc"}]
+    response = {
+        "hits": {
+            "hits": [
+                {"_index": "books", "_score": None, "sort": [3.0, "b1"]},
+                {"_index": "books", "_score": None, "sort": [2.5, "a7"]},
+            ]
+        }
+    }
+    assert candidates.hits_with_scores(response) == [("b1", 3.0), ("a7", 2.5)]
