@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from elasticsearch import Elasticsearch
 
 from bookdup_cli.main import cli
 from store.bulk import bulk_write
-from store.connection import ConnectionSettings, ElasticsearchUnavailable, connect
+from store.connection import ConnectionSettings, ElasticsearchUnavailable, connect, missing_ok
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -185,3 +186,13 @@ def test_bulk_survives_a_node_restart():
         assert report.ok == n
         client.indices.refresh(index=names.runs)
         assert client.count(index=names.runs)["count"] == n
+
+
+def test_the_404_tolerant_client_is_made_once_per_client_and_shares_its_transport():
+    """``missing_ok``: one ``options(ignore_status=404)`` client per client, not one per read;
+    another client gets its own."""
+    one, other = Elasticsearch("http://127.0.0.1:9"), Elasticsearch("http://127.0.0.1:9")
+    tolerant = missing_ok(one)
+    assert missing_ok(one) is tolerant and missing_ok(other) is not tolerant
+    assert tolerant._ignore_status == (404,) and tolerant.transport is one.transport
+    assert one._ignore_status != (404,)  # the client itself still raises on a 404
