@@ -371,7 +371,7 @@ def _coverage_fields(
     coverage on whole pages (the abridgement's), as ``RelationSignals`` fields of ``side``."""
     word_pages, n_pages = features.unique.pages, int(features.n_pages)
     cov, span, cont = _coverage(pages, runs, frames, word_pages, n_pages, positions, max_gap)
-    on_pages = _coverage(pages, runs, frames, word_pages, n_pages)[0]
+    on_pages = cov if positions is None else _coverage(pages, runs, frames, word_pages, n_pages)[0]
     names = ("coverage", "span", "contiguity", "page_coverage")
     return {f"{name}_{side}": v for name, v in zip(names, (cov, span, cont, on_pages), strict=True)}
 
