@@ -123,10 +123,12 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
             if flags:
                 skipped.append((hit["_id"], "flagged " + ",".join(sorted(flags))))
                 continue
-            features = features_from_doc(hit["_source"]["features"], words=False)
+            cached = run.cache.cached(hit["_id"])
+            if cached is None:
+                cached = run.cache.put(features_from_doc(hit["_source"]["features"], words=False))
             keys = stored_keys(hit["_source"])  # the winnowed keys (store.keys)
             # the cache holds the verification data only; the keys serve this query alone
-            books.append(dataclasses.replace(run.cache.put(features), **keys))
+            books.append(dataclasses.replace(cached, **keys))
         yield QueryBatch([hit["_id"] for hit in batch], books, skipped)
 
 

@@ -63,6 +63,15 @@ class FeatureCache:
             self._items.popitem(last=False)
         return features
 
+    def cached(self, book_id: str) -> BookFeatures | None:
+        """The cached features of ``book_id`` (marked recently used), or None: a book read
+        again, e.g. as a query book after it was a candidate, is not decoded and stemmed
+        again (its stems are recomputed from the stored words on every decode)."""
+        features = self._items.get(book_id)
+        if features is not None:
+            self._items.move_to_end(book_id)
+        return features
+
     def get_many(self, ids: Iterable[str]) -> dict[str, BookFeatures]:
         """Features of the books among ``ids`` that exist, fetching misses in one ``mget``."""
         wanted = list(dict.fromkeys(ids))
