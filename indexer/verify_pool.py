@@ -27,6 +27,7 @@ from bookdup.bitlcs import warm
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
 from bookdup.verify import Verification
+from indexer.feature_shelf import FeatureShelf
 from indexer.verify_worker import init_worker, to_task, verify_chunk
 from readers.dictionaries import Dictionaries
 
@@ -136,6 +137,7 @@ class VerifyPool(Closing):
         self.restarts_left = max_restarts
         self.fallbacks = 0  # chunks verified again in-process after a worker failed
         self._pool = self._start() if workers > 1 else None
+        self._shelf = FeatureShelf() if self._pool is not None else None
 
     def _start(self) -> ProcessPoolExecutor:
         """A pool with its workers forked now: before the job's search thread starts, as the
@@ -157,10 +159,13 @@ class VerifyPool(Closing):
         if pool is None or not planned:
             return verify_here(planned)
         chunks = split_planned(planned, self.workers * self.chunks_per_worker, self.min_chunk)
-        futures = [pool.submit(verify_chunk, [to_task(*p) for p in c]) for c in chunks]
+        shelf = self._shelf
+        futures = [pool.submit(verify_chunk, [to_task(*p, shelf) for p in c]) for c in chunks]
         out: list[VerifiedPair | None] = []
         for chunk, future in zip(chunks, futures, strict=True):
             out.extend(self._settle(pool, chunk, future))
+        if shelf is not None:
+            shelf.trim()
         return out
 
     def _settle(
@@ -194,3 +199,6 @@ class VerifyPool(Closing):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._shelf is not None:
+            self._shelf.close()
+            self._shelf = None

@@ -5,7 +5,9 @@ A plan's lexicon is a 100K-entry object whose stem lexicon takes seconds to buil
 not travel with every chunk: the parent sends its (source, target) key and each worker loads
 the lexicon once from the same on-disk cache the parent read (`readers.dictionaries`), and keeps
 it in a module global for every later chunk.
-Features travel with the chunk; pickle writes a book once per chunk however many pairs it is in.
+Features travel by reference from the process pool (`indexer.feature_shelf`: written once, each
+worker loads a book once), and with the chunk to Dask workers, which may be on other machines
+(pickle writes a book once per chunk however many pairs it is in).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, verify_detached
 from bookdup.verify import Verification
+from indexer.feature_shelf import BookRef, FeatureShelf, load_book
 from indexer.index_worker import die_with_parent
 from readers.dictionaries import Dictionaries
 
@@ -28,17 +31,27 @@ _LEXICONS: Dictionaries | None = None
 class PairTask:
     """One planned pair as sent to a worker: the plan without its lexicon, and the lexicon's key."""
 
-    a: BookFeatures
-    b: BookFeatures
+    a: BookFeatures | BookRef
+    b: BookFeatures | BookRef
     plan: PairPlan
     lexicon: tuple[str, str] | None
 
 
-def to_task(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> PairTask:
-    """The picklable, light form of (a, b, plan)."""
+def to_task(
+    a: BookFeatures, b: BookFeatures, plan: PairPlan, shelf: FeatureShelf | None = None
+) -> PairTask:
+    """The picklable, light form of (a, b, plan); the books by reference when a ``shelf``
+    is given."""
     d = plan.dictionary
     key = None if d is None else (d.source, d.target)
-    return PairTask(a, b, dataclasses.replace(plan, dictionary=None), key)
+    light = dataclasses.replace(plan, dictionary=None)
+    if shelf is None:
+        return PairTask(a, b, light, key)
+    return PairTask(shelf.ref(a), shelf.ref(b), light, key)
+
+
+def _book(book: BookFeatures | BookRef) -> BookFeatures:
+    return load_book(book) if isinstance(book, BookRef) else book
 
 
 def init_worker(parent: int, lexicons: Dictionaries | None = None) -> None:
@@ -71,6 +84,6 @@ def verify_chunk(tasks: list[PairTask]) -> list[Verification | None]:
     """Each pair's verification (alignment included, so it pickles back), in input order."""
     out: list[Verification | None] = []
     for task in tasks:
-        verified = verify_detached(task.a, task.b, _plan(task))
+        verified = verify_detached(_book(task.a), _book(task.b), _plan(task))
         out.append(None if verified is None else verified.verification)
     return out

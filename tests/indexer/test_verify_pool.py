@@ -49,6 +49,10 @@ def test_a_pool_gives_the_in_process_results_in_order(planned) -> None:
     with VerifyPool(2, min_chunk=1) as pool:
         got = pool.verify(planned + planned[::-1])
         assert pool.fallbacks == 0
+        shelf = pool._shelf
+        assert shelf is not None  # each book went to the workers once, by reference
+        assert shelf.written == len({b.book_id for p in planned for b in p[:2]})
+    assert not os.path.exists(shelf.dir)
     assert all(same(g, w) for g, w in zip(got, want + want[::-1], strict=True))
 
 
