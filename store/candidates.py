@@ -24,11 +24,13 @@ from elasticsearch import Elasticsearch
 
 from bookdup.arrays import distinct, isin_sorted
 from bookdup.boilerplate import common_df, frequent_df
+from bookdup.dictionary import Dictionary
 from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
 from bookdup.pairs import pair_key
+from bookdup.query_terms import WeightedLexicon, heaviest_translations, weighted_lexicon
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon
-from bookdup.translate import in_lexicon, translate_with_source
+from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
 from bookdup.winnow import KeyFrequencies, consistent_sample
 from store.iterate import iter_documents
 from store.keys import BANDS, STEMS, UNIQ, WINNOWS, aggregated_keys
@@ -208,29 +210,6 @@ class TermWeights:
     weights: np.ndarray
 
 
-def heaviest_terms(
-    weights: TermWeights, stop: np.ndarray, target: int, modulus: int
-) -> tuple[list[str], list[float]]:
-    """The ``target`` heaviest hashes of ``weights`` (ties: the smaller hash first) among those
-    divisible by ``modulus`` (the indexed field's sample) and not in sorted ``stop``, as hex,
-    with their weights.
-
-    For translated stem queries: an English book's 1,177 unique-word stems translate into
-    76,592 German stems (the stem lexicon merges every headword of a stem, compounds
-    included), so a consistent 400-term sample kept 1 in 256 of them and 3 of the terms Alice
-    shares with its German translation. Any hash divisible by ``modulus`` is one every book
-    holding it has indexed, so the query may pick among them freely: it takes the words with
-    the fewest translations (a name kept as it is, or a one-translation word weighs 1), the
-    most specific evidence. On the 80 real books (benchmarks/bench_translation_candidates.py)
-    each true translation's best rank was 7 at worst, against 16 and one miss for the sample.
-    """
-    hashes, w = weights.hashes, weights.weights
-    keep = (hashes % np.uint32(modulus) == 0) & ~isin_sorted(hashes, stop)
-    hashes, w = hashes[keep], w[keep]
-    order = np.lexsort((hashes, -w))[:target]
-    return [f"{h:08x}" for h in hashes[order].tolist()], w[order].tolist()
-
-
 def _counting_query(
     field: str,
     terms: Sequence[str],
@@ -265,21 +244,17 @@ def translation_weights(
     source: np.ndarray,
     kept: np.ndarray | None = None,
     kept_weight: float = 1.0,
-    wanted: np.ndarray | None = None,
 ) -> TermWeights:
     """Weight of each translated hash: 1 / (translations of its source word), the largest
     when two source words give the same hash. ``source[i]`` is the source word of ``hashes[i]``
     (``bookdup.translate.translate_with_source``); ``kept[j]`` says source word ``j`` had no
-    translation and stands as it is: it weighs ``kept_weight``. ``wanted`` (a mask over
-    ``hashes``): only those hashes are weighed (e.g. the ones the field indexes)."""
+    translation and stands as it is: it weighs ``kept_weight``."""
     if hashes.size == 0:
         return TermWeights(np.zeros(0, dtype=np.uint32), np.zeros(0))
     per_word = np.bincount(source)
     weight = 1.0 / per_word[source]
     if kept is not None:
         weight = np.where(kept[source], kept_weight, weight)
-    if wanted is not None:
-        hashes, weight = hashes[wanted], weight[wanted]
     # not a stable sort: the largest weight of equal hashes is the same in any order, and the
     # default sort of uint32 takes half the time (~0.2 s of a dedup of the 80 real books)
     order = np.argsort(hashes)
@@ -468,6 +443,7 @@ class CandidateSearcher:
         self.stop = stop
         self.lexicons = lexicons
         self.languages = languages
+        self._weighted: dict[Dictionary, WeightedLexicon] = {}
 
     def _uniq_body(
         self,
@@ -483,15 +459,11 @@ class CandidateSearcher:
         ``language``, or with ``other_languages`` those not in ``f``'s language."""
         p = self.params
         picked_weights: list[float] | None = None
-        if stems and weights is not None:
-            picked, picked_weights = heaviest_terms(
-                weights, self.stop.stems, p.target_query_terms, STEM_MODULUS
-            )
-        elif stems:
+        if stems:
             picked = sample_terms(hashes, self.stop.stems, p.target_query_terms, STEM_MODULUS)
         else:
             picked = sample_terms(hashes, self.stop.uniq, p.target_query_terms)
-        if weights is not None and picked_weights is None:
+        if weights is not None:
             at = np.searchsorted(weights.hashes, np.array([int(t, 16) for t in picked], np.uint32))
             picked_weights = weights.weights[at].tolist()
         return candidate_body(
@@ -543,32 +515,65 @@ class CandidateSearcher:
             )
         else:
             out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
+        # sorted once for all target languages: a repeated stem adds no term
+        stems = distinct(f.unique.stems) if f.unique.stems is not None else None
         for target in self.lexicons.targets(f.language):
             # a lexicon is loaded only when books of its target language are indexed
             dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
-            if dictionary is None:
-                continue
-            stemmed = stem_lexicon(dictionary) if f.unique.stems is not None else None
-            if stemmed is not None and f.unique.stems is not None:
-                # matched on stem hashes: the stems' strings are not kept
-                hashes, _, source = translate_with_source(
-                    None, f.unique.pages, stemmed, hashes=f.unique.stems
-                )
-                kept = ~in_lexicon(stemmed, f.unique.stems)
-            else:
-                hashes, _, source = translate_with_source(
-                    f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
-                )
-                kept = ~in_lexicon(dictionary, f.unique.hashes)
-            indexed = hashes % np.uint32(STEM_MODULUS) == 0 if stemmed is not None else None
-            weights = (
-                translation_weights(hashes, source, kept, p.untranslated_weight, indexed)
-                if p.weigh_translations
-                else None
-            )
-            body = self._uniq_body(f, hashes, target, weights, stems=stemmed is not None)
-            out.append((target, body))
+            if dictionary is not None:
+                out.append((target, self._translated_body(f, target, dictionary, stems)))
         return [(kind, b) for kind, b in out if b is not None]
+
+    def _translated_body(
+        self, f: BookFeatures, target: str, dictionary: Dictionary, stems: np.ndarray | None
+    ) -> dict[str, Any] | None:
+        """The query for ``f``'s translations into ``target``: the heaviest translations of
+        its distinct ``stems`` (``bookdup.query_terms``), or for a book or language without
+        stems its sampled translated words."""
+        p = self.params
+        stemmed = stem_lexicon(dictionary) if stems is not None else None
+        if stemmed is not None and stems is not None and p.weigh_translations:
+            picked, heaviest = heaviest_translations(
+                self._weighted_lexicon(stemmed), stems, p.target_query_terms
+            )
+            return candidate_body(
+                f.book_id,
+                STEMS_FIELD,
+                picked,
+                p.min_shared(len(picked)),
+                p.translation_hits,
+                language=target,
+                weights=heaviest,
+                idf=p.idf_translations,
+            )
+        if stemmed is not None and f.unique.stems is not None:
+            # matched on stem hashes: the stems' strings are not kept
+            hashes, _, _ = translate_with_source(
+                None, f.unique.pages, stemmed, hashes=f.unique.stems
+            )
+            return self._uniq_body(f, hashes, target, stems=True)
+        hashes, _, source = translate_with_source(
+            f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
+        )
+        kept = ~in_lexicon(dictionary, f.unique.hashes)
+        weights = (
+            translation_weights(hashes, source, kept, p.untranslated_weight)
+            if p.weigh_translations
+            else None
+        )
+        return self._uniq_body(f, hashes, target, weights)
+
+    def _weighted_lexicon(self, stemmed: Dictionary) -> WeightedLexicon:
+        """``stemmed`` reduced to the stems a query may ask, once per searcher (job)."""
+        table = self._weighted.get(stemmed)
+        if table is None:
+            table = self._weighted[stemmed] = weighted_lexicon(
+                hashed_lexicon(stemmed),
+                self.stop.stems,
+                STEM_MODULUS,
+                self.params.untranslated_weight,
+            )
+        return table
 
     def _scored_by_idf(self, kind: str) -> bool:
         """Whether the query of ``kind`` ranks by idf: the translated ones (kind = the target
