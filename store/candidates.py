@@ -14,9 +14,11 @@ out of the queries, as passim does with its max-df cut.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
@@ -265,6 +267,83 @@ def translation_weights(
     return TermWeights(ordered[starts], np.maximum.reduceat(weight[order], starts))
 
 
+@dataclass(frozen=True)
+class CandidateQuery:
+    """One candidate search: books sharing ≥ ``minimum`` of ``terms``, best first (by how
+    many, or by the sum of the shared terms' ``weights``, times their idf with ``idf``)."""
+
+    book_id: str
+    field: str
+    terms: Sequence[str]
+    minimum: int
+    size: int
+    language: str | None = None
+    exclude_language: str | None = None
+    weights: Sequence[float] | None = None  # floats (``json``'s clauses write them as such)
+    idf: bool = False
+
+    @property
+    def hopeless(self) -> bool:
+        return len(self.terms) < self.minimum or not self.terms
+
+    def body(self) -> dict[str, Any]:
+        """The search body."""
+        return self._around(
+            _counting_query(self.field, self.terms, self.minimum, self.weights, idf=self.idf)
+        )
+
+    def json(self) -> str:
+        """``body`` as the JSON text the client would send for it (the same bytes), written
+        without building the ~400 clause dicts: those and their encoding took ~7 ms a query
+        book of the dedup job's driver (docs/EVALUATION.md, issue 28)."""
+        empty = self._around({"bool": {"should": [], "minimum_should_match": self.minimum}})
+        # the first '"should":[]' is the query's: one inside a string would be escaped
+        return _dumps(empty).replace('"should":[]', f'"should":[{self._clauses_json()}]', 1)
+
+    def _clauses_json(self) -> str:
+        field = encode_basestring(self.field)
+        terms = [encode_basestring(t) for t in self.terms]
+        boosts = [1.0] * len(terms) if self.weights is None else self.weights
+        pairs = zip(terms, map(float.__repr__, boosts), strict=True)
+        if self.idf:
+            return ",".join(f'{{"term":{{{field}:{{"value":{t},"boost":{b}}}}}}}' for t, b in pairs)
+        plain = float.__repr__(1.0)
+        return ",".join(
+            f'{{"constant_score":{{"filter":{{"term":{{{field}:{t}}}}},"boost":{b}}}}}'
+            if b != plain
+            else f'{{"constant_score":{{"filter":{{"term":{{{field}:{t}}}}}}}}}'
+            for t, b in pairs
+        )
+
+    def _around(self, query: dict[str, Any]) -> dict[str, Any]:
+        """The body holding ``query``: its filters, size, order and returned fields."""
+        filters: list[dict[str, Any]] = []
+        if self.language:
+            filters.append({"term": {"language": self.language}})
+        must_not: list[dict[str, Any]] = [{"ids": {"values": [self.book_id]}}]
+        if self.exclude_language:
+            must_not.append({"term": {"language": self.exclude_language}})
+        return {
+            "query": {"bool": {"must": [query], "filter": filters, "must_not": must_not}},
+            "size": self.size,
+            # Ties in the number of shared keys are common, and the cap cuts through them:
+            # break them by book id, not by document order (which every write to a book
+            # changes), so the same index gives the same candidates on every run.
+            "sort": [{"_score": "desc"}, {"book_id": "asc"}],
+            # The hit's score and id come back as its sort values (doc values): no stored
+            # field is read, so the node does not decompress each hit's whole source (a
+            # book's features, ~100 KB) to return its id — 2-6x less node time a query
+            # (docs/EVALUATION.md).
+            "stored_fields": "_none_",
+            "track_total_hits": False,
+        }
+
+
+def _dumps(body: dict[str, Any]) -> str:
+    """JSON as the Elasticsearch client writes a body (``elastic_transport.JsonSerializer``)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
 def candidate_body(
     book_id: str,
     field: str,
@@ -277,31 +356,11 @@ def candidate_body(
     weights: Sequence[float] | None = None,
     idf: bool = False,
 ) -> dict[str, Any] | None:
-    """One search body: books sharing ≥ ``minimum`` of ``terms``, best first (by how many, or
-    by the sum of the shared terms' ``weights``, times their idf with ``idf``); None if
-    hopeless."""
-    if len(terms) < minimum or not terms:
-        return None
-    query = _counting_query(field, terms, minimum, weights, idf=idf)
-    filters: list[dict[str, Any]] = []
-    if language:
-        filters.append({"term": {"language": language}})
-    must_not: list[dict[str, Any]] = [{"ids": {"values": [book_id]}}]
-    if exclude_language:
-        must_not.append({"term": {"language": exclude_language}})
-    return {
-        "query": {"bool": {"must": [query], "filter": filters, "must_not": must_not}},
-        "size": size,
-        # Ties in the number of shared keys are common, and the cap cuts through them: break
-        # them by book id, not by document order (which every write to a book changes), so
-        # the same index gives the same candidates on every run.
-        "sort": [{"_score": "desc"}, {"book_id": "asc"}],
-        # The hit's score and id come back as its sort values (doc values): no stored field
-        # is read, so the node does not decompress each hit's whole source (a book's features,
-        # ~100 KB) to return its id — 2-6x less node time a query (docs/EVALUATION.md).
-        "stored_fields": "_none_",
-        "track_total_hits": False,
-    }
+    """``CandidateQuery.body``: one search body, None if hopeless."""
+    query = CandidateQuery(
+        book_id, field, terms, minimum, size, language, exclude_language, weights, idf
+    )
+    return None if query.hopeless else query.body()
 
 
 def hits_with_scores(response: dict[str, Any]) -> list[tuple[str, float]]:
@@ -454,7 +513,7 @@ class CandidateSearcher:
         *,
         stems: bool = False,
         other_languages: bool = False,
-    ) -> dict[str, Any] | None:
+    ) -> CandidateQuery:
         """Books sharing sampled unique-word (or stem) hashes: all books, those of
         ``language``, or with ``other_languages`` those not in ``f``'s language."""
         p = self.params
@@ -466,7 +525,7 @@ class CandidateSearcher:
         if weights is not None:
             at = np.searchsorted(weights.hashes, np.array([int(t, 16) for t in picked], np.uint32))
             picked_weights = weights.weights[at].tolist()
-        return candidate_body(
+        return CandidateQuery(
             f.book_id,
             STEMS_FIELD if stems else UNIQ_FIELD,
             picked,
@@ -478,25 +537,25 @@ class CandidateSearcher:
             idf=p.idf_translations and language is not None,
         )
 
-    def _winnow_body(self, f: BookFeatures) -> dict[str, Any] | None:
+    def _winnow_body(self, f: BookFeatures) -> CandidateQuery:
         """Books sharing winnowed keys with ``f``: a sample of its keys in the df band."""
         p, table = self.params, self.stop.winnows
         assert table is not None
         keys = table.band(f.winnows, p.winnow_min_df, p.winnow_max_df)
         picked = hex_terms(consistent_sample(keys, p.winnow_query_terms))
-        return candidate_body(
+        return CandidateQuery(
             f.book_id, WINNOWS_FIELD, picked, p.winnow_minimum(len(picked)), p.max_candidates
         )
 
-    def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
-        """(kind, body) of each query: kind is "bands", "winnows" (or "uniq" for a book
-        without winnowed keys) or the target language."""
+    def labelled_queries(self, f: BookFeatures) -> list[tuple[str, CandidateQuery]]:
+        """(kind, query) of each query that can find a book: kind is "bands", "winnows" (or
+        "uniq" for a book without winnowed keys) or the target language."""
         p = self.params
         bands = [t for t in f.bands if t not in self.stop.bands]
-        out = [
+        out: list[tuple[str, CandidateQuery]] = [
             (
                 "bands",
-                candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
+                CandidateQuery(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
             )
         ]
         table = self.stop.winnows
@@ -522,11 +581,15 @@ class CandidateSearcher:
             dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
             if dictionary is not None:
                 out.append((target, self._translated_body(f, target, dictionary, stems)))
-        return [(kind, b) for kind, b in out if b is not None]
+        return [(kind, q) for kind, q in out if not q.hopeless]
+
+    def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
+        """(kind, body) of each query (``labelled_queries``)."""
+        return [(kind, q.body()) for kind, q in self.labelled_queries(f)]
 
     def _translated_body(
         self, f: BookFeatures, target: str, dictionary: Dictionary, stems: np.ndarray | None
-    ) -> dict[str, Any] | None:
+    ) -> CandidateQuery:
         """The query for ``f``'s translations into ``target``: the heaviest translations of
         its distinct ``stems`` (``bookdup.query_terms``), or for a book or language without
         stems its sampled translated words."""
@@ -536,7 +599,7 @@ class CandidateSearcher:
             picked, heaviest = heaviest_translations(
                 self._weighted_lexicon(stemmed), stems, p.target_query_terms
             )
-            return candidate_body(
+            return CandidateQuery(
                 f.book_id,
                 STEMS_FIELD,
                 picked,
@@ -587,12 +650,12 @@ class CandidateSearcher:
     def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
         """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""
         queries: list[tuple[str, str]] = []
-        bodies: list[dict[str, Any]] = []
+        bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
         for f in batch:
-            for kind, body in self.labelled_bodies(f):
+            for kind, query in self.labelled_queries(f):
                 queries.append((f.book_id, kind))
-                bodies.append(body)
+                bodies.append(query.json())
                 types.append(DFS if self._scored_by_idf(kind) else None)
         responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
         for (owner, kind), response in zip(queries, responses, strict=True):

@@ -239,3 +239,63 @@ def test_candidate_hits_are_read_from_their_sort_values_not_their_stored_fields(
         }
     }
     assert candidates.hits_with_scores(response) == [("b1", 3.0), ("a7", 2.5)]
+
+
+@pytest.mark.parametrize("idf", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_query_json_is_the_bytes_the_client_writes_for_its_body(idf: bool, weighted: bool) -> None:
+    """Issue 28: the job sends each candidate query as JSON text written without the clause
+    dicts; the client must send the very bytes it would have written for the body."""
+    from elastic_transport import NdjsonSerializer
+
+    terms = ["0000000a", 'q"u\\ote', "Ünïcode ☃", "0000000c"]
+    weights = [1.0, 0.05, 1 / 3, 1.0] if weighted else None
+    for language, exclude in ((None, None), ("de", None), (None, "en")):
+        query = candidates.CandidateQuery(
+            'book "1" ☃', "stems", terms, 2, 45, language, exclude, weights, idf
+        )
+        ser = NdjsonSerializer()
+        assert ser.dumps([{"index": "b"}, query.json()]) == ser.dumps(
+            [{"index": "b"}, query.body()]
+        )
+        assert (
+            candidates.candidate_body(
+                'book "1" ☃',
+                "stems",
+                terms,
+                2,
+                45,
+                language=language,
+                exclude_language=exclude,
+                weights=weights,
+                idf=idf,
+            )
+            == query.body()
+        )
+    assert candidates.candidate_body("q", "uniq", terms, 5, 10) is None
+
+
+def test_every_labelled_query_s_json_is_its_body_s() -> None:
+    """The searcher's queries of a generated book (bands, winnowed keys, unique words), as
+    the job sends them (JSON text), equal their bodies as a client would write them."""
+    import json
+
+    from bookdup.features import extract_features
+    from bookdup.model import Book
+    from bookdup.winnow import KeyFrequencies
+
+    rng = np.random.default_rng(28)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
+    f = extract_features(Book(id="a", pages=[" ".join(words)], language="en"))
+    table = KeyFrequencies(f.winnows, np.full(f.winnows.size, 2, np.uint32), n_books=2)
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, table)
+    params = candidates.CandidateParams()
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
+    queries = searcher.labelled_queries(f)
+    assert [kind for kind, _ in queries] == ["bands", "winnows", "uniq"]
+    for _, query in queries:
+        body = query.body()
+        assert len(body["query"]["bool"]["must"][0]["bool"]["should"]) > 10
+        assert query.json() == json.dumps(body, ensure_ascii=False, separators=(",", ":"))
