@@ -14,9 +14,11 @@ out of the queries, as passim does with its max-df cut.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
@@ -24,11 +26,13 @@ from elasticsearch import Elasticsearch
 
 from bookdup.arrays import distinct, isin_sorted
 from bookdup.boilerplate import common_df, frequent_df
+from bookdup.dictionary import Dictionary
 from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
 from bookdup.pairs import pair_key
+from bookdup.query_terms import WeightedLexicon, heaviest_translations, weighted_lexicon
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon
-from bookdup.translate import in_lexicon, translate_with_source
+from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
 from bookdup.winnow import KeyFrequencies, consistent_sample
 from store.iterate import iter_documents
 from store.keys import BANDS, STEMS, UNIQ, WINNOWS, aggregated_keys
@@ -208,29 +212,6 @@ class TermWeights:
     weights: np.ndarray
 
 
-def heaviest_terms(
-    weights: TermWeights, stop: np.ndarray, target: int, modulus: int
-) -> tuple[list[str], list[float]]:
-    """The ``target`` heaviest hashes of ``weights`` (ties: the smaller hash first) among those
-    divisible by ``modulus`` (the indexed field's sample) and not in sorted ``stop``, as hex,
-    with their weights.
-
-    For translated stem queries: an English book's 1,177 unique-word stems translate into
-    76,592 German stems (the stem lexicon merges every headword of a stem, compounds
-    included), so a consistent 400-term sample kept 1 in 256 of them and 3 of the terms Alice
-    shares with its German translation. Any hash divisible by ``modulus`` is one every book
-    holding it has indexed, so the query may pick among them freely: it takes the words with
-    the fewest translations (a name kept as it is, or a one-translation word weighs 1), the
-    most specific evidence. On the 80 real books (benchmarks/bench_translation_candidates.py)
-    each true translation's best rank was 7 at worst, against 16 and one miss for the sample.
-    """
-    hashes, w = weights.hashes, weights.weights
-    keep = (hashes % np.uint32(modulus) == 0) & ~isin_sorted(hashes, stop)
-    hashes, w = hashes[keep], w[keep]
-    order = np.lexsort((hashes, -w))[:target]
-    return [f"{h:08x}" for h in hashes[order].tolist()], w[order].tolist()
-
-
 def _counting_query(
     field: str,
     terms: Sequence[str],
@@ -265,21 +246,17 @@ def translation_weights(
     source: np.ndarray,
     kept: np.ndarray | None = None,
     kept_weight: float = 1.0,
-    wanted: np.ndarray | None = None,
 ) -> TermWeights:
     """Weight of each translated hash: 1 / (translations of its source word), the largest
     when two source words give the same hash. ``source[i]`` is the source word of ``hashes[i]``
     (``bookdup.translate.translate_with_source``); ``kept[j]`` says source word ``j`` had no
-    translation and stands as it is: it weighs ``kept_weight``. ``wanted`` (a mask over
-    ``hashes``): only those hashes are weighed (e.g. the ones the field indexes)."""
+    translation and stands as it is: it weighs ``kept_weight``."""
     if hashes.size == 0:
         return TermWeights(np.zeros(0, dtype=np.uint32), np.zeros(0))
     per_word = np.bincount(source)
     weight = 1.0 / per_word[source]
     if kept is not None:
         weight = np.where(kept[source], kept_weight, weight)
-    if wanted is not None:
-        hashes, weight = hashes[wanted], weight[wanted]
     # not a stable sort: the largest weight of equal hashes is the same in any order, and the
     # default sort of uint32 takes half the time (~0.2 s of a dedup of the 80 real books)
     order = np.argsort(hashes)
@@ -288,6 +265,83 @@ def translation_weights(
     if not starts.size:
         return TermWeights(ordered, weight[order])
     return TermWeights(ordered[starts], np.maximum.reduceat(weight[order], starts))
+
+
+@dataclass(frozen=True)
+class CandidateQuery:
+    """One candidate search: books sharing ≥ ``minimum`` of ``terms``, best first (by how
+    many, or by the sum of the shared terms' ``weights``, times their idf with ``idf``)."""
+
+    book_id: str
+    field: str
+    terms: Sequence[str]
+    minimum: int
+    size: int
+    language: str | None = None
+    exclude_language: str | None = None
+    weights: Sequence[float] | None = None  # floats (``json``'s clauses write them as such)
+    idf: bool = False
+
+    @property
+    def hopeless(self) -> bool:
+        return len(self.terms) < self.minimum or not self.terms
+
+    def body(self) -> dict[str, Any]:
+        """The search body."""
+        return self._around(
+            _counting_query(self.field, self.terms, self.minimum, self.weights, idf=self.idf)
+        )
+
+    def json(self) -> str:
+        """``body`` as the JSON text the client would send for it (the same bytes), written
+        without building the ~400 clause dicts: those and their encoding took ~7 ms a query
+        book of the dedup job's driver (docs/EVALUATION.md, issue 28)."""
+        empty = self._around({"bool": {"should": [], "minimum_should_match": self.minimum}})
+        # the first '"should":[]' is the query's: one inside a string would be escaped
+        return _dumps(empty).replace('"should":[]', f'"should":[{self._clauses_json()}]', 1)
+
+    def _clauses_json(self) -> str:
+        field = encode_basestring(self.field)
+        terms = [encode_basestring(t) for t in self.terms]
+        boosts = [1.0] * len(terms) if self.weights is None else self.weights
+        pairs = zip(terms, map(float.__repr__, boosts), strict=True)
+        if self.idf:
+            return ",".join(f'{{"term":{{{field}:{{"value":{t},"boost":{b}}}}}}}' for t, b in pairs)
+        plain = float.__repr__(1.0)
+        return ",".join(
+            f'{{"constant_score":{{"filter":{{"term":{{{field}:{t}}}}},"boost":{b}}}}}'
+            if b != plain
+            else f'{{"constant_score":{{"filter":{{"term":{{{field}:{t}}}}}}}}}'
+            for t, b in pairs
+        )
+
+    def _around(self, query: dict[str, Any]) -> dict[str, Any]:
+        """The body holding ``query``: its filters, size, order and returned fields."""
+        filters: list[dict[str, Any]] = []
+        if self.language:
+            filters.append({"term": {"language": self.language}})
+        must_not: list[dict[str, Any]] = [{"ids": {"values": [self.book_id]}}]
+        if self.exclude_language:
+            must_not.append({"term": {"language": self.exclude_language}})
+        return {
+            "query": {"bool": {"must": [query], "filter": filters, "must_not": must_not}},
+            "size": self.size,
+            # Ties in the number of shared keys are common, and the cap cuts through them:
+            # break them by book id, not by document order (which every write to a book
+            # changes), so the same index gives the same candidates on every run.
+            "sort": [{"_score": "desc"}, {"book_id": "asc"}],
+            # The hit's score and id come back as its sort values (doc values): no stored
+            # field is read, so the node does not decompress each hit's whole source (a
+            # book's features, ~100 KB) to return its id — 2-6x less node time a query
+            # (docs/EVALUATION.md).
+            "stored_fields": "_none_",
+            "track_total_hits": False,
+        }
+
+
+def _dumps(body: dict[str, Any]) -> str:
+    """JSON as the Elasticsearch client writes a body (``elastic_transport.JsonSerializer``)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
 def candidate_body(
@@ -302,31 +356,11 @@ def candidate_body(
     weights: Sequence[float] | None = None,
     idf: bool = False,
 ) -> dict[str, Any] | None:
-    """One search body: books sharing ≥ ``minimum`` of ``terms``, best first (by how many, or
-    by the sum of the shared terms' ``weights``, times their idf with ``idf``); None if
-    hopeless."""
-    if len(terms) < minimum or not terms:
-        return None
-    query = _counting_query(field, terms, minimum, weights, idf=idf)
-    filters: list[dict[str, Any]] = []
-    if language:
-        filters.append({"term": {"language": language}})
-    must_not: list[dict[str, Any]] = [{"ids": {"values": [book_id]}}]
-    if exclude_language:
-        must_not.append({"term": {"language": exclude_language}})
-    return {
-        "query": {"bool": {"must": [query], "filter": filters, "must_not": must_not}},
-        "size": size,
-        # Ties in the number of shared keys are common, and the cap cuts through them: break
-        # them by book id, not by document order (which every write to a book changes), so
-        # the same index gives the same candidates on every run.
-        "sort": [{"_score": "desc"}, {"book_id": "asc"}],
-        # The hit's score and id come back as its sort values (doc values): no stored field
-        # is read, so the node does not decompress each hit's whole source (a book's features,
-        # ~100 KB) to return its id — 2-6x less node time a query (docs/EVALUATION.md).
-        "stored_fields": "_none_",
-        "track_total_hits": False,
-    }
+    """``CandidateQuery.body``: one search body, None if hopeless."""
+    query = CandidateQuery(
+        book_id, field, terms, minimum, size, language, exclude_language, weights, idf
+    )
+    return None if query.hopeless else query.body()
 
 
 def hits_with_scores(response: dict[str, Any]) -> list[tuple[str, float]]:
@@ -468,6 +502,7 @@ class CandidateSearcher:
         self.stop = stop
         self.lexicons = lexicons
         self.languages = languages
+        self._weighted: dict[Dictionary, WeightedLexicon] = {}
 
     def _uniq_body(
         self,
@@ -478,23 +513,19 @@ class CandidateSearcher:
         *,
         stems: bool = False,
         other_languages: bool = False,
-    ) -> dict[str, Any] | None:
+    ) -> CandidateQuery:
         """Books sharing sampled unique-word (or stem) hashes: all books, those of
         ``language``, or with ``other_languages`` those not in ``f``'s language."""
         p = self.params
         picked_weights: list[float] | None = None
-        if stems and weights is not None:
-            picked, picked_weights = heaviest_terms(
-                weights, self.stop.stems, p.target_query_terms, STEM_MODULUS
-            )
-        elif stems:
+        if stems:
             picked = sample_terms(hashes, self.stop.stems, p.target_query_terms, STEM_MODULUS)
         else:
             picked = sample_terms(hashes, self.stop.uniq, p.target_query_terms)
-        if weights is not None and picked_weights is None:
+        if weights is not None:
             at = np.searchsorted(weights.hashes, np.array([int(t, 16) for t in picked], np.uint32))
             picked_weights = weights.weights[at].tolist()
-        return candidate_body(
+        return CandidateQuery(
             f.book_id,
             STEMS_FIELD if stems else UNIQ_FIELD,
             picked,
@@ -506,25 +537,25 @@ class CandidateSearcher:
             idf=p.idf_translations and language is not None,
         )
 
-    def _winnow_body(self, f: BookFeatures) -> dict[str, Any] | None:
+    def _winnow_body(self, f: BookFeatures) -> CandidateQuery:
         """Books sharing winnowed keys with ``f``: a sample of its keys in the df band."""
         p, table = self.params, self.stop.winnows
         assert table is not None
         keys = table.band(f.winnows, p.winnow_min_df, p.winnow_max_df)
         picked = hex_terms(consistent_sample(keys, p.winnow_query_terms))
-        return candidate_body(
+        return CandidateQuery(
             f.book_id, WINNOWS_FIELD, picked, p.winnow_minimum(len(picked)), p.max_candidates
         )
 
-    def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
-        """(kind, body) of each query: kind is "bands", "winnows" (or "uniq" for a book
-        without winnowed keys) or the target language."""
+    def labelled_queries(self, f: BookFeatures) -> list[tuple[str, CandidateQuery]]:
+        """(kind, query) of each query that can find a book: kind is "bands", "winnows" (or
+        "uniq" for a book without winnowed keys) or the target language."""
         p = self.params
         bands = [t for t in f.bands if t not in self.stop.bands]
-        out = [
+        out: list[tuple[str, CandidateQuery]] = [
             (
                 "bands",
-                candidate_body(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
+                CandidateQuery(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
             )
         ]
         table = self.stop.winnows
@@ -543,32 +574,69 @@ class CandidateSearcher:
             )
         else:
             out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
+        # sorted once for all target languages: a repeated stem adds no term
+        stems = distinct(f.unique.stems) if f.unique.stems is not None else None
         for target in self.lexicons.targets(f.language):
             # a lexicon is loaded only when books of its target language are indexed
             dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
-            if dictionary is None:
-                continue
-            stemmed = stem_lexicon(dictionary) if f.unique.stems is not None else None
-            if stemmed is not None and f.unique.stems is not None:
-                # matched on stem hashes: the stems' strings are not kept
-                hashes, _, source = translate_with_source(
-                    None, f.unique.pages, stemmed, hashes=f.unique.stems
-                )
-                kept = ~in_lexicon(stemmed, f.unique.stems)
-            else:
-                hashes, _, source = translate_with_source(
-                    f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
-                )
-                kept = ~in_lexicon(dictionary, f.unique.hashes)
-            indexed = hashes % np.uint32(STEM_MODULUS) == 0 if stemmed is not None else None
-            weights = (
-                translation_weights(hashes, source, kept, p.untranslated_weight, indexed)
-                if p.weigh_translations
-                else None
+            if dictionary is not None:
+                out.append((target, self._translated_body(f, target, dictionary, stems)))
+        return [(kind, q) for kind, q in out if not q.hopeless]
+
+    def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
+        """(kind, body) of each query (``labelled_queries``)."""
+        return [(kind, q.body()) for kind, q in self.labelled_queries(f)]
+
+    def _translated_body(
+        self, f: BookFeatures, target: str, dictionary: Dictionary, stems: np.ndarray | None
+    ) -> CandidateQuery:
+        """The query for ``f``'s translations into ``target``: the heaviest translations of
+        its distinct ``stems`` (``bookdup.query_terms``), or for a book or language without
+        stems its sampled translated words."""
+        p = self.params
+        stemmed = stem_lexicon(dictionary) if stems is not None else None
+        if stemmed is not None and stems is not None and p.weigh_translations:
+            picked, heaviest = heaviest_translations(
+                self._weighted_lexicon(stemmed), stems, p.target_query_terms
             )
-            body = self._uniq_body(f, hashes, target, weights, stems=stemmed is not None)
-            out.append((target, body))
-        return [(kind, b) for kind, b in out if b is not None]
+            return CandidateQuery(
+                f.book_id,
+                STEMS_FIELD,
+                picked,
+                p.min_shared(len(picked)),
+                p.translation_hits,
+                language=target,
+                weights=heaviest,
+                idf=p.idf_translations,
+            )
+        if stemmed is not None and f.unique.stems is not None:
+            # matched on stem hashes: the stems' strings are not kept
+            hashes, _, _ = translate_with_source(
+                None, f.unique.pages, stemmed, hashes=f.unique.stems
+            )
+            return self._uniq_body(f, hashes, target, stems=True)
+        hashes, _, source = translate_with_source(
+            f.unique.words, f.unique.pages, dictionary, hashes=f.unique.hashes
+        )
+        kept = ~in_lexicon(dictionary, f.unique.hashes)
+        weights = (
+            translation_weights(hashes, source, kept, p.untranslated_weight)
+            if p.weigh_translations
+            else None
+        )
+        return self._uniq_body(f, hashes, target, weights)
+
+    def _weighted_lexicon(self, stemmed: Dictionary) -> WeightedLexicon:
+        """``stemmed`` reduced to the stems a query may ask, once per searcher (job)."""
+        table = self._weighted.get(stemmed)
+        if table is None:
+            table = self._weighted[stemmed] = weighted_lexicon(
+                hashed_lexicon(stemmed),
+                self.stop.stems,
+                STEM_MODULUS,
+                self.params.untranslated_weight,
+            )
+        return table
 
     def _scored_by_idf(self, kind: str) -> bool:
         """Whether the query of ``kind`` ranks by idf: the translated ones (kind = the target
@@ -582,12 +650,12 @@ class CandidateSearcher:
     def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
         """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""
         queries: list[tuple[str, str]] = []
-        bodies: list[dict[str, Any]] = []
+        bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
         for f in batch:
-            for kind, body in self.labelled_bodies(f):
+            for kind, query in self.labelled_queries(f):
                 queries.append((f.book_id, kind))
-                bodies.append(body)
+                bodies.append(query.json())
                 types.append(DFS if self._scored_by_idf(kind) else None)
         responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
         for (owner, kind), response in zip(queries, responses, strict=True):

@@ -24,11 +24,12 @@ DFS = "dfs_query_then_fetch"
 def msearch(
     client: Elasticsearch,
     index: str,
-    bodies: Sequence[dict[str, Any]],
+    bodies: Sequence[dict[str, Any] | str],
     search_types: Sequence[str | None] | None = None,
     max_concurrent: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Run ``bodies`` against ``index`` in one ``_msearch``; responses in the same order.
+    """Run ``bodies`` (dicts, or JSON text sent as it is) against ``index`` in one ``_msearch``;
+    responses in the same order.
     ``search_types[i]`` (e.g. ``DFS``), when given and not None, is body i's search type.
 
     ``max_concurrent`` bounds how many of them the node runs at once (its default takes up to
@@ -38,7 +39,7 @@ def msearch(
     """
     if not bodies:
         return []
-    searches: list[dict[str, Any]] = []
+    searches: list[dict[str, Any] | str] = []
     types = list(search_types) if search_types is not None else [None] * len(bodies)
     for body, search_type in zip(bodies, types, strict=True):
         header: dict[str, Any] = {"index": index}

@@ -7,7 +7,7 @@ import pytest
 
 from store import candidates
 from store.bulk import bulk_write
-from store.candidates import heaviest_terms, high_df_terms, sample_terms
+from store.candidates import high_df_terms, sample_terms
 
 
 @pytest.mark.parametrize("page", [50_000, 4])
@@ -98,15 +98,13 @@ def test_translation_weights_are_each_hash_s_largest_weight() -> None:
 
 
 def test_an_untranslated_word_weighs_less_than_any_translation() -> None:
-    """A word the lexicon lacks (a name, or an OCR-garbled word no other book holds) falls
-    behind every translated word when a query takes its heaviest terms."""
+    """A word the lexicon lacks (a name, or an OCR-garbled word no other book holds) weighs
+    less than every translated word (the stem queries: tests/bookdup/test_query_terms.py)."""
     hashes = np.array([5, 6, 7, 5, 9], dtype=np.uint32)
     source = np.array([0, 0, 0, 1, 2])
     kept = np.array([False, False, True])
     weights = candidates.translation_weights(hashes, source, kept, 0.05)
     assert _as_dict(weights) == {5: 1.0, 6: 1 / 3, 7: 1 / 3, 9: 0.05}
-    picked = candidates.heaviest_terms(weights, np.zeros(0, np.uint32), 3, 1)
-    assert picked == ([f"{h:08x}" for h in (5, 6, 7)], [1.0, 1 / 3, 1 / 3])
 
 
 def test_weighted_query_ranks_by_weight_and_floors_on_count(es_client, index_names):
@@ -141,19 +139,6 @@ def test_sample_respects_the_indexed_modulus() -> None:
     assert len(terms) == int(np.unique(hashes[hashes % 2 == 0]).size)
     with pytest.raises(ValueError, match="power of two"):
         sample_terms(hashes, np.zeros(0, np.uint32), 400, min_modulus=3)
-
-
-def test_heaviest_terms_take_the_most_specific_indexed_keys() -> None:
-    table = {7: 1.0, 10: 1.0, 12: 0.5, 14: 1.0, 16: 0.25, 18: 1.0}
-    weights = candidates.TermWeights(
-        np.array(list(table), dtype=np.uint32), np.array(list(table.values()))
-    )
-    stop = np.array([18], dtype=np.uint32)
-    # 7 is odd (not indexed at modulus 2), 18 is a stop key; ties go to the smaller hash
-    picked = (["0000000a", "0000000e", "0000000c"], [1.0, 1.0, 0.5])
-    assert heaviest_terms(weights, stop, 3, 2) == picked
-    none = candidates.translation_weights(np.zeros(0, np.uint32), np.zeros(0, np.int64))
-    assert heaviest_terms(none, stop, 3, 2) == ([], [])
 
 
 class _NoLexicons:
@@ -254,3 +239,63 @@ def test_candidate_hits_are_read_from_their_sort_values_not_their_stored_fields(
         }
     }
     assert candidates.hits_with_scores(response) == [("b1", 3.0), ("a7", 2.5)]
+
+
+@pytest.mark.parametrize("idf", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_query_json_is_the_bytes_the_client_writes_for_its_body(idf: bool, weighted: bool) -> None:
+    """Issue 28: the job sends each candidate query as JSON text written without the clause
+    dicts; the client must send the very bytes it would have written for the body."""
+    from elastic_transport import NdjsonSerializer
+
+    terms = ["0000000a", 'q"u\\ote', "Ünïcode ☃", "0000000c"]
+    weights = [1.0, 0.05, 1 / 3, 1.0] if weighted else None
+    for language, exclude in ((None, None), ("de", None), (None, "en")):
+        query = candidates.CandidateQuery(
+            'book "1" ☃', "stems", terms, 2, 45, language, exclude, weights, idf
+        )
+        ser = NdjsonSerializer()
+        assert ser.dumps([{"index": "b"}, query.json()]) == ser.dumps(
+            [{"index": "b"}, query.body()]
+        )
+        assert (
+            candidates.candidate_body(
+                'book "1" ☃',
+                "stems",
+                terms,
+                2,
+                45,
+                language=language,
+                exclude_language=exclude,
+                weights=weights,
+                idf=idf,
+            )
+            == query.body()
+        )
+    assert candidates.candidate_body("q", "uniq", terms, 5, 10) is None
+
+
+def test_every_labelled_query_s_json_is_its_body_s() -> None:
+    """The searcher's queries of a generated book (bands, winnowed keys, unique words), as
+    the job sends them (JSON text), equal their bodies as a client would write them."""
+    import json
+
+    from bookdup.features import extract_features
+    from bookdup.model import Book
+    from bookdup.winnow import KeyFrequencies
+
+    rng = np.random.default_rng(28)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
+    f = extract_features(Book(id="a", pages=[" ".join(words)], language="en"))
+    table = KeyFrequencies(f.winnows, np.full(f.winnows.size, 2, np.uint32), n_books=2)
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, table)
+    params = candidates.CandidateParams()
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
+    queries = searcher.labelled_queries(f)
+    assert [kind for kind, _ in queries] == ["bands", "winnows", "uniq"]
+    for _, query in queries:
+        body = query.body()
+        assert len(body["query"]["bool"]["must"][0]["bool"]["should"]) > 10
+        assert query.json() == json.dumps(body, ensure_ascii=False, separators=(",", ":"))
