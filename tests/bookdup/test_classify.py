@@ -185,6 +185,37 @@ def test_a_part_holds_the_same_words_where_it_aligns():
     assert classify(volume).relation == "CONTIGUOUS_SUBSET"
 
 
+def test_a_volume_against_an_abridgement_of_its_whole_work_is_an_overlap():
+    """Recorded in the dedup job (generated seed 61, 10 % noise): a 7-page volume against an
+    abridgement of its whole work is covered 0.96, in one block, by half the abridgement, but
+    holds 1.49 of its words there (the paragraphs the abridgement cut). A real part read
+    0.79 at least (Tom Sawyer's first part): that stays a CONTIGUOUS_SUBSET."""
+    volume_vs_cut = with_(
+        coverage_x=0.47, coverage_y=0.96, page_coverage_x=0.54, page_coverage_y=1.0,
+        span_x=0.50, span_y=0.86, n_page_matches=56, lcs=57, shared=108, its=0.54,
+        order_z=20.1, text_ratio=1.49, n_pages_x=12, n_pages_y=7, delta_pages=5,
+        sequential_fraction=0.8, x=1024, y=881,
+    )  # fmt: skip
+    assert classify(volume_vs_cut).relation == "OVERLAPPING_TEXT"
+    real_part = with_(**{**vars(volume_vs_cut), "text_ratio": 1 / 0.79})
+    r = classify(real_part)
+    assert (r.relation, r.direction) == ("CONTIGUOUS_SUBSET", "y_in_x")
+
+
+def test_an_excerpt_of_a_sixth_of_a_volume_in_a_big_anthology_is_shared_text():
+    """Recorded in the dedup job (held-out seed 62, clean): an anthology holding a sixth of
+    a volume, 0.05 of the anthology, 55 aligned words in runs at z 22: an overlap."""
+    excerpt = with_(
+        coverage_x=0.17, coverage_y=0.05, page_coverage_x=0.19, page_coverage_y=0.09,
+        span_x=0.18, span_y=0.09, n_page_matches=55, lcs=65, shared=132, its=0.56,
+        order_z=22.4, text_ratio=1.26, n_pages_x=17, n_pages_y=35, delta_pages=-18,
+        x=520, y=1199,
+    )  # fmt: skip
+    assert classify(excerpt).relation == "OVERLAPPING_TEXT"
+    stray = with_(**{**vars(excerpt), "coverage_x": 0.08, "span_x": 0.08})
+    assert classify(stray).relation == "UNRELATED"
+
+
 def test_an_excerpt_that_is_a_third_of_one_book_is_shared_text():
     """An anthology's excerpt under 10 % character noise (generated, seed 61): 44 % of the
     work it is taken from, 14 % of the anthology, 35 aligned words in runs at z 11.6. Large
