@@ -216,6 +216,25 @@ def test_an_excerpt_of_a_sixth_of_a_volume_in_a_big_anthology_is_shared_text():
     assert classify(stray).relation == "UNRELATED"
 
 
+def test_a_clean_alignment_leaving_an_eighth_uncovered_is_no_part():
+    """Recorded in the dedup job (real derived set): an anthology holding 0.865 of a volume,
+    aligned cleanly (1,472 of 1,525 shared unique words in order), shares text with it but
+    does not contain it. A 5 %-noise rescan of a middle volume covers 0.86 of it only because
+    misread words do not align (230 of 913 in order): that stays a CONTIGUOUS_SUBSET."""
+    anthology = with_(
+        coverage_x=0.865, coverage_y=0.43, page_coverage_x=0.866, page_coverage_y=0.43,
+        span_x=0.72, span_y=0.43, n_page_matches=1459, lcs=1472, shared=1525, its=0.86,
+        order_z=457.0, text_ratio=1.05, n_pages_x=152, n_pages_y=255, delta_pages=-103,
+        x=2644, y=3530, slope=1.3, page_agreement=0.7, consecutive_corr=0.4,
+    )  # fmt: skip
+    assert classify(anthology).relation == "OVERLAPPING_TEXT"
+    noisy_volume = with_(**{**vars(anthology), "lcs": 230, "shared": 913, "its": 0.55})
+    r = classify(noisy_volume)
+    assert (r.relation, r.direction) == ("CONTIGUOUS_SUBSET", "x_in_y")
+    clean_volume = with_(**{**vars(anthology), "coverage_x": 0.905})
+    assert classify(clean_volume).relation == "CONTIGUOUS_SUBSET"
+
+
 def test_an_excerpt_that_is_a_third_of_one_book_is_shared_text():
     """An anthology's excerpt under 10 % character noise (generated, seed 61): 44 % of the
     work it is taken from, 14 % of the anthology, 35 aligned words in runs at z 11.6. Large
