@@ -92,7 +92,8 @@ class ClassifierParams:
     #: alone (2-10 % rescans' volumes: 0.74-0.93), so there ``contained_coverage`` stands.
     clean_contained_coverage: tuple[float, float] = (0.85, 0.9)
     #: How clean an alignment is: its share of the shared unique words in the LCS (clean
-    #: copies 0.86-0.97; rescans at 2-10 % noise 0.21-0.60, misread words adding chance ones).
+    #: parts 0.94-0.97; parts in rescans at 2-10 % noise 0.21-0.60, misread words adding chance
+    #: ones).
     clean_alignment: tuple[float, float] = (0.6, 0.75)
     #: ... the containing one clearly not (else it is an edition) ...
     container_coverage: tuple[float, float] = (0.85, 0.7)
