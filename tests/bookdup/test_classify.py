@@ -185,6 +185,56 @@ def test_a_part_holds_the_same_words_where_it_aligns():
     assert classify(volume).relation == "CONTIGUOUS_SUBSET"
 
 
+def test_a_volume_against_an_abridgement_of_its_whole_work_is_an_overlap():
+    """Recorded in the dedup job (generated seed 61, 10 % noise): a 7-page volume against an
+    abridgement of its whole work is covered 0.96, in one block, by half the abridgement, but
+    holds 1.49 of its words there (the paragraphs the abridgement cut). A real part read
+    0.79 at least (Tom Sawyer's first part): that stays a CONTIGUOUS_SUBSET."""
+    volume_vs_cut = with_(
+        coverage_x=0.47, coverage_y=0.96, page_coverage_x=0.54, page_coverage_y=1.0,
+        span_x=0.50, span_y=0.86, n_page_matches=56, lcs=57, shared=108, its=0.54,
+        order_z=20.1, text_ratio=1.49, n_pages_x=12, n_pages_y=7, delta_pages=5,
+        sequential_fraction=0.8, x=1024, y=881,
+    )  # fmt: skip
+    assert classify(volume_vs_cut).relation == "OVERLAPPING_TEXT"
+    real_part = with_(**{**vars(volume_vs_cut), "text_ratio": 1 / 0.79})
+    r = classify(real_part)
+    assert (r.relation, r.direction) == ("CONTIGUOUS_SUBSET", "y_in_x")
+
+
+def test_an_excerpt_of_a_sixth_of_a_volume_in_a_big_anthology_is_shared_text():
+    """Recorded in the dedup job (held-out seed 62, clean): an anthology holding a sixth of
+    a volume, 0.05 of the anthology, 55 aligned words in runs at z 22: an overlap."""
+    excerpt = with_(
+        coverage_x=0.17, coverage_y=0.05, page_coverage_x=0.19, page_coverage_y=0.09,
+        span_x=0.18, span_y=0.09, n_page_matches=55, lcs=65, shared=132, its=0.56,
+        order_z=22.4, text_ratio=1.26, n_pages_x=17, n_pages_y=35, delta_pages=-18,
+        x=520, y=1199,
+    )  # fmt: skip
+    assert classify(excerpt).relation == "OVERLAPPING_TEXT"
+    stray = with_(**{**vars(excerpt), "coverage_x": 0.08, "span_x": 0.08})
+    assert classify(stray).relation == "UNRELATED"
+
+
+def test_a_clean_alignment_leaving_an_eighth_uncovered_is_no_part():
+    """Recorded in the dedup job (real derived set): an anthology holding 0.865 of a volume,
+    aligned cleanly (1,472 of 1,525 shared unique words in order), shares text with it but
+    does not contain it. A 5 %-noise rescan of a middle volume covers 0.86 of it only because
+    misread words do not align (230 of 913 in order): that stays a CONTIGUOUS_SUBSET."""
+    anthology = with_(
+        coverage_x=0.865, coverage_y=0.43, page_coverage_x=0.866, page_coverage_y=0.43,
+        span_x=0.72, span_y=0.43, n_page_matches=1459, lcs=1472, shared=1525, its=0.86,
+        order_z=457.0, text_ratio=1.05, n_pages_x=152, n_pages_y=255, delta_pages=-103,
+        x=2644, y=3530, slope=1.3, page_agreement=0.7, consecutive_corr=0.4,
+    )  # fmt: skip
+    assert classify(anthology).relation == "OVERLAPPING_TEXT"
+    noisy_volume = with_(**{**vars(anthology), "lcs": 230, "shared": 913, "its": 0.55})
+    r = classify(noisy_volume)
+    assert (r.relation, r.direction) == ("CONTIGUOUS_SUBSET", "x_in_y")
+    clean_volume = with_(**{**vars(anthology), "coverage_x": 0.905})
+    assert classify(clean_volume).relation == "CONTIGUOUS_SUBSET"
+
+
 def test_an_excerpt_that_is_a_third_of_one_book_is_shared_text():
     """An anthology's excerpt under 10 % character noise (generated, seed 61): 44 % of the
     work it is taken from, 14 % of the anthology, 35 aligned words in runs at z 11.6. Large
