@@ -50,6 +50,7 @@ from query.plots import FORMATS, render_explain
 from query.related import related
 from query.search import search
 from server.admission import RETRY_AFTER_S, Admission, Busy, Limits
+from server.fast import FastReads, Reads
 from server.limits import (
     DEFAULT_BODY_TIMEOUT_S,
     DEFAULT_MAX_HEADER_BYTES,
@@ -92,18 +93,35 @@ def _scrubber(names: IndexNames) -> Callable[[str], str]:
     return lambda message: named.sub(lambda m: "" if m.group(1) else "the index", message)
 
 
-def _install_handlers(app: FastAPI, scrub: Callable[[str], str]) -> None:
-    @app.exception_handler(BadRequest)
-    async def bad_request(_r: Request, exc: BadRequest) -> JSONResponse:
+def _answer_error(exc: Exception, scrub: Callable[[str], str]) -> JSONResponse:
+    """The answer to an exception a read raised: the app's handlers and ``server.fast`` give
+    the same one."""
+    if isinstance(exc, BadRequest):
         return _error(400, scrub(str(exc)))
-
-    @app.exception_handler(NotFound)
-    async def not_found(_r: Request, exc: NotFound) -> JSONResponse:
+    if isinstance(exc, NotFound):
         return _error(404, scrub(str(exc)))
-
-    @app.exception_handler(UnsupportedCharset)
-    async def bad_charset(_r: Request, exc: UnsupportedCharset) -> JSONResponse:
+    if isinstance(exc, UnsupportedCharset):
         return _error(415, str(exc))
+    if isinstance(exc, Busy):
+        return _error(429, str(exc), headers={"Retry-After": str(RETRY_AFTER_S)})
+    if isinstance(exc, ConnectionTimeout):
+        log.warning("Elasticsearch did not answer within the request's deadline")
+        return _error(504, "the search backend did not answer in time")
+    if isinstance(exc, ApiError | TransportError):
+        log.warning("Elasticsearch failed: %s", type(exc).__name__)
+        return _error(503, "the search backend is unavailable or its indices are missing")
+    log.error("internal error: %s", type(exc).__name__, exc_info=exc)
+    return _error(500, "internal error")
+
+
+def _install_handlers(app: FastAPI, scrub: Callable[[str], str]) -> None:
+    async def answer(_r: Request, exc: Exception) -> JSONResponse:
+        return _answer_error(exc, scrub)
+
+    for kind in (BadRequest, NotFound, UnsupportedCharset, Busy, ConnectionTimeout, ApiError):
+        app.add_exception_handler(kind, answer)
+    app.add_exception_handler(TransportError, answer)
+    app.add_exception_handler(Exception, answer)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_r: Request, exc: RequestValidationError) -> JSONResponse:
@@ -117,26 +135,6 @@ def _install_handlers(app: FastAPI, scrub: Callable[[str], str]) -> None:
     async def http_error(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
         # a 405 keeps its Allow header
         return _error(exc.status_code, str(exc.detail), headers=dict(exc.headers or {}))
-
-    @app.exception_handler(Busy)
-    async def busy(_r: Request, exc: Busy) -> JSONResponse:
-        return _error(429, str(exc), headers={"Retry-After": str(RETRY_AFTER_S)})
-
-    @app.exception_handler(ConnectionTimeout)
-    async def too_slow(_r: Request, _exc: ConnectionTimeout) -> JSONResponse:
-        log.warning("Elasticsearch did not answer within the request's deadline")
-        return _error(504, "the search backend did not answer in time")
-
-    @app.exception_handler(ApiError)
-    @app.exception_handler(TransportError)
-    async def backend(_r: Request, exc: Exception) -> JSONResponse:
-        log.warning("Elasticsearch failed: %s", type(exc).__name__)
-        return _error(503, "the search backend is unavailable or its indices are missing")
-
-    @app.exception_handler(Exception)
-    async def internal(_r: Request, exc: Exception) -> JSONResponse:
-        log.error("internal error: %s", type(exc).__name__, exc_info=exc)
-        return _error(500, "internal error")
 
 
 def _check_id(book_id: str, name: str = "book id") -> str:
@@ -363,8 +361,35 @@ MATCH_BODY = {
 }
 
 
-def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
-    names = rs.names
+def _reads(rs: ReadSide, admit: Admission, scrub: Callable[[str], str]) -> Reads:
+    """Search and related as the routes and ``server.fast`` both run them."""
+
+    async def read_search(
+        q: str, collapse: str, page: int, per_page: int, language: str | None
+    ) -> dict[str, Any]:
+        filters = {"language": language} if language else None
+        return await admit.read(
+            lambda: search(
+                rs.client,
+                rs.names.books,
+                q,
+                collapse=collapse,
+                filters=filters,
+                page=page,
+                per_page=per_page,
+            )
+        )
+
+    async def read_related(book_id: str) -> dict[str, Any]:
+        _check_id(book_id)
+        return public(
+            await admit.read(related, rs.client, rs.names.books, rs.names.relations, book_id)
+        )
+
+    return Reads(read_search, read_related, lambda exc: _answer_error(exc, scrub))
+
+
+def _routes(app: FastAPI, rs: ReadSide, admit: Admission, reads: Reads) -> None:
     # pictures and match verification: CPU-bound, out of the server's GIL, in ONE process at
     # the lowest CPU priority (the admitted heavy requests queue to it), so that on a small
     # machine a core stays with the server and the node for the cheap reads
@@ -383,18 +408,7 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         per_page: Annotated[int, Query(ge=1, le=100)] = 10,
         language: Annotated[str | None, Query(max_length=8)] = None,
     ) -> dict[str, Any]:
-        filters = {"language": language} if language else None
-        return await admit.read(
-            lambda: search(
-                rs.client,
-                names.books,
-                q,
-                collapse=collapse,
-                filters=filters,
-                page=page,
-                per_page=per_page,
-            )
-        )
+        return await reads.search(q, collapse, page, per_page, language)
 
     @app.get(
         "/api/books/{book_id}/related",
@@ -402,9 +416,7 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
         responses=_answers(*COMMON, 404),
     )
     async def api_related(book_id: PathBookId) -> dict[str, Any]:
-        _check_id(book_id)
-        found = await admit.read(related, rs.client, names.books, names.relations, book_id)
-        return public(found)
+        return await reads.related(book_id)
 
     @app.get(
         "/api/explain",
@@ -493,9 +505,11 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
-    _install_handlers(app, _scrubber(rs.names))
+    scrub = _scrubber(rs.names)
+    _install_handlers(app, scrub)
     app.state.admission = admission = Admission(limits)
-    _routes(app, rs, admission)
+    reads = _reads(rs, admission, scrub)
+    _routes(app, rs, admission, reads)
     app.openapi = _document(app)  # type: ignore[method-assign]
     static = resources.files("server") / "static"
 
@@ -505,7 +519,7 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
     return Guard(
-        app,
+        FastReads(app, reads),
         max_body,
         allowed_hosts,
         bodies=max_bodies,
