@@ -17,7 +17,9 @@ credential; ``server.admission`` bounds the work in flight (429 with ``Retry-Aft
 and gives each request a deadline (504 when the node is too slow, 503 when it is down);
 related and match answer public fields only (an allow-list); the OpenAPI document lists
 every status and match's request body; the interactive ``/docs`` page is off (it loads
-scripts from a CDN).
+scripts from a CDN). Well-formed search and related requests are answered by
+``server.fast.FastReads`` between ``Guard`` and FastAPI, with the routes' own read functions
+and error answers (FastAPI's per-request stack was a sixth of the server's time under attack).
 """
 
 from __future__ import annotations
