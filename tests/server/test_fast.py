@@ -127,7 +127,7 @@ def _same(both: tuple[TestClient, TestClient], calls: list, url: str) -> int:
         ("/api/search?q=alice&page=+1", 200),
         ("/api/search?q=alice&page=1001", 400),
         ("/api/search?q=alice&page=x", 400),
-        ("/api/search?q=alice&page=1.0", 400),
+        ("/api/search?q=alice&page=1.0", 200),  # pydantic reads "1.0" as 1
         ("/api/search?q=alice&per_page=101", 400),
         ("/api/search?q=alice&language=abcdefghi", 400),
         ("/api/search?q=down", 503),
@@ -170,7 +170,8 @@ def test_other_methods_and_paths_are_the_routes(both, calls) -> None:
         ("GET", "/api/books//related"),
         ("GET", "/api/books/a/b/related"),
     ]:
-        first, second = fast.request(method, url), routes.request(method, url)
+        first = fast.request(method, url, follow_redirects=False)
+        second = routes.request(method, url, follow_redirects=False)
         assert (first.status_code, first.content) == (second.status_code, second.content)
         assert first.headers.get("allow") == second.headers.get("allow")
     assert calls == []
