@@ -17,9 +17,7 @@ credential; ``server.admission`` bounds the work in flight (429 with ``Retry-Aft
 and gives each request a deadline (504 when the node is too slow, 503 when it is down);
 related and match answer public fields only (an allow-list); the OpenAPI document lists
 every status and match's request body; the interactive ``/docs`` page is off (it loads
-scripts from a CDN). Well-formed search and related requests are answered by
-``server.fast.FastReads`` between ``Guard`` and FastAPI, with the routes' own read functions
-and error answers (FastAPI's per-request stack was a sixth of the server's time under attack).
+scripts from a CDN).
 """
 
 from __future__ import annotations
@@ -52,7 +50,6 @@ from query.plots import FORMATS, render_explain
 from query.related import related
 from query.search import search
 from server.admission import RETRY_AFTER_S, Admission, Busy, Limits
-from server.fast import FastReads, Reads
 from server.limits import (
     DEFAULT_BODY_TIMEOUT_S,
     DEFAULT_MAX_HEADER_BYTES,
@@ -95,35 +92,18 @@ def _scrubber(names: IndexNames) -> Callable[[str], str]:
     return lambda message: named.sub(lambda m: "" if m.group(1) else "the index", message)
 
 
-def _answer_error(exc: Exception, scrub: Callable[[str], str]) -> JSONResponse:
-    """The answer to an exception a read raised: the app's handlers and ``server.fast`` give
-    the same one."""
-    if isinstance(exc, BadRequest):
-        return _error(400, scrub(str(exc)))
-    if isinstance(exc, NotFound):
-        return _error(404, scrub(str(exc)))
-    if isinstance(exc, UnsupportedCharset):
-        return _error(415, str(exc))
-    if isinstance(exc, Busy):
-        return _error(429, str(exc), headers={"Retry-After": str(RETRY_AFTER_S)})
-    if isinstance(exc, ConnectionTimeout):
-        log.warning("Elasticsearch did not answer within the request's deadline")
-        return _error(504, "the search backend did not answer in time")
-    if isinstance(exc, ApiError | TransportError):
-        log.warning("Elasticsearch failed: %s", type(exc).__name__)
-        return _error(503, "the search backend is unavailable or its indices are missing")
-    log.error("internal error: %s", type(exc).__name__, exc_info=exc)
-    return _error(500, "internal error")
-
-
 def _install_handlers(app: FastAPI, scrub: Callable[[str], str]) -> None:
-    async def answer(_r: Request, exc: Exception) -> JSONResponse:
-        return _answer_error(exc, scrub)
+    @app.exception_handler(BadRequest)
+    async def bad_request(_r: Request, exc: BadRequest) -> JSONResponse:
+        return _error(400, scrub(str(exc)))
 
-    for kind in (BadRequest, NotFound, UnsupportedCharset, Busy, ConnectionTimeout, ApiError):
-        app.add_exception_handler(kind, answer)
-    app.add_exception_handler(TransportError, answer)
-    app.add_exception_handler(Exception, answer)
+    @app.exception_handler(NotFound)
+    async def not_found(_r: Request, exc: NotFound) -> JSONResponse:
+        return _error(404, scrub(str(exc)))
+
+    @app.exception_handler(UnsupportedCharset)
+    async def bad_charset(_r: Request, exc: UnsupportedCharset) -> JSONResponse:
+        return _error(415, str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_r: Request, exc: RequestValidationError) -> JSONResponse:
@@ -137,6 +117,26 @@ def _install_handlers(app: FastAPI, scrub: Callable[[str], str]) -> None:
     async def http_error(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
         # a 405 keeps its Allow header
         return _error(exc.status_code, str(exc.detail), headers=dict(exc.headers or {}))
+
+    @app.exception_handler(Busy)
+    async def busy(_r: Request, exc: Busy) -> JSONResponse:
+        return _error(429, str(exc), headers={"Retry-After": str(RETRY_AFTER_S)})
+
+    @app.exception_handler(ConnectionTimeout)
+    async def too_slow(_r: Request, _exc: ConnectionTimeout) -> JSONResponse:
+        log.warning("Elasticsearch did not answer within the request's deadline")
+        return _error(504, "the search backend did not answer in time")
+
+    @app.exception_handler(ApiError)
+    @app.exception_handler(TransportError)
+    async def backend(_r: Request, exc: Exception) -> JSONResponse:
+        log.warning("Elasticsearch failed: %s", type(exc).__name__)
+        return _error(503, "the search backend is unavailable or its indices are missing")
+
+    @app.exception_handler(Exception)
+    async def internal(_r: Request, exc: Exception) -> JSONResponse:
+        log.error("internal error: %s", type(exc).__name__, exc_info=exc)
+        return _error(500, "internal error")
 
 
 def _check_id(book_id: str, name: str = "book id") -> str:
@@ -363,35 +363,8 @@ MATCH_BODY = {
 }
 
 
-def _reads(rs: ReadSide, admit: Admission, scrub: Callable[[str], str]) -> Reads:
-    """Search and related as the routes and ``server.fast`` both run them."""
-
-    async def read_search(
-        q: str, collapse: str, page: int, per_page: int, language: str | None
-    ) -> dict[str, Any]:
-        filters = {"language": language} if language else None
-        return await admit.read(
-            lambda: search(
-                rs.client,
-                rs.names.books,
-                q,
-                collapse=collapse,
-                filters=filters,
-                page=page,
-                per_page=per_page,
-            )
-        )
-
-    async def read_related(book_id: str) -> dict[str, Any]:
-        _check_id(book_id)
-        return public(
-            await admit.read(related, rs.client, rs.names.books, rs.names.relations, book_id)
-        )
-
-    return Reads(read_search, read_related, lambda exc: _answer_error(exc, scrub))
-
-
-def _routes(app: FastAPI, rs: ReadSide, admit: Admission, reads: Reads) -> None:
+def _routes(app: FastAPI, rs: ReadSide, admit: Admission) -> None:
+    names = rs.names
     # pictures and match verification: CPU-bound, out of the server's GIL, in ONE process at
     # the lowest CPU priority (the admitted heavy requests queue to it), so that on a small
     # machine a core stays with the server and the node for the cheap reads
@@ -410,7 +383,18 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission, reads: Reads) -> None:
         per_page: Annotated[int, Query(ge=1, le=100)] = 10,
         language: Annotated[str | None, Query(max_length=8)] = None,
     ) -> dict[str, Any]:
-        return await reads.search(q, collapse, page, per_page, language)
+        filters = {"language": language} if language else None
+        return await admit.read(
+            lambda: search(
+                rs.client,
+                names.books,
+                q,
+                collapse=collapse,
+                filters=filters,
+                page=page,
+                per_page=per_page,
+            )
+        )
 
     @app.get(
         "/api/books/{book_id}/related",
@@ -418,7 +402,9 @@ def _routes(app: FastAPI, rs: ReadSide, admit: Admission, reads: Reads) -> None:
         responses=_answers(*COMMON, 404),
     )
     async def api_related(book_id: PathBookId) -> dict[str, Any]:
-        return await reads.related(book_id)
+        _check_id(book_id)
+        found = await admit.read(related, rs.client, names.books, names.relations, book_id)
+        return public(found)
 
     @app.get(
         "/api/explain",
@@ -507,11 +493,9 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
-    scrub = _scrubber(rs.names)
-    _install_handlers(app, scrub)
+    _install_handlers(app, _scrubber(rs.names))
     app.state.admission = admission = Admission(limits)
-    reads = _reads(rs, admission, scrub)
-    _routes(app, rs, admission, reads)
+    _routes(app, rs, admission)
     app.openapi = _document(app)  # type: ignore[method-assign]
     static = resources.files("server") / "static"
 
@@ -521,7 +505,7 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
     return Guard(
-        FastReads(app, reads),
+        app,
         max_body,
         allowed_hosts,
         bodies=max_bodies,

@@ -13,7 +13,6 @@ from bookdup.cluster import cluster_id
 from query.context import ReadSide
 from query.match import book_from_text, match
 from server.app import create_app, public
-from server.limits import Guard
 from store.connection import ConnectionSettings, make_client
 from tests.fixtures_books import gutenberg_body, paginate
 from tests.server.conftest import ALICE, ALICE_DE, ALICE_RACKHAM, BOOKS, TOM, TOM_PART1, WALDEN
@@ -271,24 +270,3 @@ def test_match_of_an_indexed_file_names_it_and_leaves_it_out(api, gutenberg) -> 
     assert body["book"]["edition_cluster"] == cluster_id([TOM, TOM_PART1])
     listed = [r["book_id"] for r in body["relations"]]
     assert TOM not in listed and TOM_PART1 in listed
-
-
-def test_the_thin_path_answers_the_node_as_the_routes_do(api) -> None:
-    """Issue 30: search and related served by ``server.fast`` in front of FastAPI give, over a
-    real node, the bytes FastAPI's own routes give (found, nothing found, not found, refused)."""
-    routes = TestClient(
-        Guard(api.app.app.app, 2_000_000), base_url=LOCAL, raise_server_exceptions=False
-    )
-    for url in (
-        "/api/search?q=Project+Gutenberg&per_page=3&page=2",
-        "/api/search?q=Alice&collapse=work&language=de",
-        "/api/search?q=zebracorn",
-        "/api/search?q=Project+Gutenberg&per_page=3&page=3",
-        "/api/search?q=%20",
-        f"/api/books/{TOM}/related",
-        f"/api/books/{ALICE}/related",
-        "/api/books/no-such-book/related",
-    ):
-        fast, slow = api.get(url), routes.get(url)
-        assert (fast.status_code, fast.content) == (slow.status_code, slow.content), url
-        assert fast.headers == slow.headers, url
