@@ -38,6 +38,7 @@ __all__ = [
     "TW_SD",
     "OrderEvidence",
     "SequentialEvidence",
+    "calibrated",
     "describe_order",
     "lis_null_mean",
     "lis_null_sd",
@@ -147,7 +148,8 @@ def _shuffled_lcs(
         yield lcs_of_order(np.lexsort((within, key)))
 
 
-def _calibrated(lcs: int, n: int, values: list[int]) -> OrderEvidence:
+def calibrated(lcs: int, n: int, values: list[int]) -> OrderEvidence:
+    """z of an |LCS| over ``n`` shared items against the shuffled |LCS| ``values``."""
     mean = max(float(np.mean(values)), lis_null_mean(n))  # repeats only add chance matches
     sd = lis_null_sd(_effective_n(mean))
     return OrderEvidence(n, lcs, mean, sd, (lcs - mean) / sd, len(values))
@@ -171,7 +173,7 @@ def shuffled_evidence(
     if n == 0 or groups.size == 0:
         return OrderEvidence(n, lcs, 0.0, lis_null_sd(0), 0.0, 0)
     stream = _shuffled_lcs(groups, lcs_of_order, seed)
-    return _calibrated(lcs, n, [next(stream) for _ in range(shuffles)])
+    return calibrated(lcs, n, [next(stream) for _ in range(shuffles)])
 
 
 #: How many standard errors the fully calibrated null mean may lie from a partial one before
@@ -241,11 +243,11 @@ def sequential_evidence(
         low, high = max(mean - error, floor), max(mean + error, floor)
         z_low, z_high = sorted((_z_at(lcs, low), _z_at(lcs, high)))
         if z_high < below and k >= min_below:
-            return SequentialEvidence(_calibrated(lcs, n, values), "below", low)
+            return SequentialEvidence(calibrated(lcs, n, values), "below", low)
         if z_low >= above:
-            return SequentialEvidence(_calibrated(lcs, n, values), "above", low)
+            return SequentialEvidence(calibrated(lcs, n, values), "above", low)
     values.append(next(stream))
-    evidence = _calibrated(lcs, n, values)
+    evidence = calibrated(lcs, n, values)
     return SequentialEvidence(evidence, "open", evidence.null_mean)
 
 

@@ -42,11 +42,13 @@ from bookdup.orderscan import (
 from bookdup.orderstat import (
     OrderEvidence,
     SequentialEvidence,
+    calibrated,
     order_evidence,
     sequential_evidence,
     shuffled_evidence,
 )
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
+from bookdup.screenkernel import screen_lcs
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
@@ -572,7 +574,7 @@ class _RestrictedLcs:
     @property
     def seed(self) -> int:
         """The shuffles' seed: the same pair always gets the same null."""
-        return self.lcs * 7919 + self.shared
+        return self.lcs * 7919 + self.shared  # bookdup.screenkernel draws the same
 
     def of_order(self, order: np.ndarray) -> int:
         """|LCS| with y of x's restricted items taken in ``order``."""
@@ -617,6 +619,15 @@ def order_screen(
     """
     ua, ub, lexicon = _translated_view(fa.unique, fb.unique, dictionary)
     a, b = _prepare(ua, lexicon), _prepare(ub, None)
+    counted = screen_lcs(a, b, shuffles)
+    if counted is None:
+        return _order_screen_python(a, b, shuffles)
+    return calibrated(*counted).z
+
+
+def _order_screen_python(a: _Prepared, b: _Prepared, shuffles: int) -> float:
+    """``order_screen`` in numpy: the reference the compiled path equals, and the path for
+    the sequences it does not take (fewer than two items, groups out of order)."""
     ia, ib = _shared_indices(a, b)
     r = _restricted_lcs(a, b, ia, ib, None)
     gx = a.groups[r.px]

@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Protocol, Self
 
-from bookdup.bitlcs import warm
+from bookdup import bitlcs, screenkernel
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
 from bookdup.verify import Verification
@@ -144,7 +144,8 @@ class VerifyPool(Closing):
         index job forks before its own threads (a lock held by a thread at fork time would
         stay held in the child), with the compiled kernels loaded (`bookdup.bitlcs.warm`) and
         the job's lexicons handed over, so no worker starts either again."""
-        warm()
+        bitlcs.warm()
+        screenkernel.warm()
         pool = ProcessPoolExecutor(
             max_workers=self.workers,
             initializer=init_worker,

@@ -1,0 +1,173 @@
+"""The order screen of a translated candidate (``bookdup.verify.order_screen``), compiled.
+
+Most of a large job's verification work is screens (docs/EVALUATION.md, issue 28), and on
+their short sequences numpy's per-call cost was most of a screen. Here the shared items, the
+restriction to them, the |LCS| and its shuffles are two compiled calls, with the same
+arithmetic as the Python path (``verify._shared_indices``, ``verify._restrict``,
+``orderstat._shuffled_lcs``) and the shuffles drawn from the same generator, so each
+|LCS| — and the screen's z — is the same number (tests/bookdup/test_screenkernel.py).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
+
+import numpy as np
+from numba import njit
+
+from bookdup.bitlcs import _lcs, _rows
+
+__all__ = ["Sorted", "screen_lcs", "warm"]
+
+Rows = tuple[np.ndarray, np.ndarray, np.ndarray, int]  # a pattern's match rows and length
+
+
+class Sorted(Protocol):
+    """A prepared sequence (``verify._Prepared``): its sorted distinct ``values``, each
+    item's ``rank`` (the index of its value) and ``groups`` (its source word)."""
+
+    @property
+    def values(self) -> np.ndarray: ...
+
+    @property
+    def rank(self) -> np.ndarray: ...
+
+    @property
+    def groups(self) -> np.ndarray: ...
+
+
+@njit(cache=True, nogil=True)
+def _shared(values_a: np.ndarray, values_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices into each sorted distinct array of the values both hold, ascending (those of
+    ``verify._shared_indices``), by one merge of the two."""
+    n = min(values_a.size, values_b.size)
+    ia = np.empty(n, dtype=np.int64)
+    ib = np.empty(n, dtype=np.int64)
+    i = j = k = 0
+    while i < values_a.size and j < values_b.size:
+        if values_a[i] < values_b[j]:
+            i += 1
+        elif values_a[i] > values_b[j]:
+            j += 1
+        else:
+            ia[k] = i
+            ib[k] = j
+            k += 1
+            i += 1
+            j += 1
+    return ia[:k], ib[:k]
+
+
+@njit(cache=True, nogil=True)
+def _restricted(idx: np.ndarray, size: int, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (ascending) of a sequence's items of values ``idx`` (of ``size`` distinct
+    values), and their codes (the index in ``idx``), through each item's ``rank``
+    (``verify._restrict``)."""
+    code = np.full(size, -1, dtype=np.int64)
+    for j in range(idx.size):
+        code[idx[j]] = j
+    n = 0
+    for p in range(rank.size):
+        if code[rank[p]] >= 0:
+            n += 1
+    pos = np.empty(n, dtype=np.int64)
+    codes = np.empty(n, dtype=np.int64)
+    n = 0
+    for p in range(rank.size):
+        c = code[rank[p]]
+        if c >= 0:
+            pos[n] = p
+            codes[n] = c
+            n += 1
+    return pos, codes
+
+
+@njit(cache=True, nogil=True)
+def _runs(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Where each run of equal groups starts and its length; whether the groups ascend."""
+    ascending = True
+    runs = 1 if groups.size else 0
+    for i in range(1, groups.size):
+        if groups[i] != groups[i - 1]:
+            runs += 1
+            ascending = ascending and groups[i] > groups[i - 1]
+    first = np.empty(runs, dtype=np.int64)
+    length = np.empty(runs, dtype=np.int64)
+    r = 0
+    for i in range(groups.size):
+        if i == 0 or groups[i] != groups[i - 1]:
+            if i:
+                length[r] = i - first[r]
+                r += 1
+            first[r] = i
+    if runs:
+        length[r] = groups.size - first[r]
+    return first, length, ascending
+
+
+@njit(cache=True, nogil=True)
+def _restricted_lcs(
+    values_a: np.ndarray,
+    rank_a: np.ndarray,
+    groups_a: np.ndarray,
+    values_b: np.ndarray,
+    rank_b: np.ndarray,
+) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray, bool, int, int]:
+    ia, ib = _shared(values_a, values_b)
+    px, cx = _restricted(ia, values_a.size, rank_a)
+    _, cy = _restricted(ib, values_b.size, rank_b)
+    first, length, ascending = _runs(groups_a[px])
+    k = ia.size  # every shared value occurs on both sides: each code is in cx and in cy
+    start, word, bits = _rows(cy, max(k, 1))
+    lcs = _lcs(start, word, bits, cy.size, cx) if cy.size and cx.size else 0
+    return (start, word, bits, cy.size), cx, first, length, ascending, k, lcs
+
+
+@njit(cache=True, nogil=True)
+def _shuffled(
+    rows: Rows, cx: np.ndarray, first: np.ndarray, length: np.ndarray, perms: np.ndarray
+) -> np.ndarray:
+    """|LCS| of x's runs laid out in each permuted order (``orderstat._shuffled_lcs``)."""
+    start, word, bits, m = rows
+    order = np.empty(first.size, dtype=np.int64)
+    stream = np.empty(cx.size, dtype=np.int64)
+    out = np.empty(perms.shape[0], dtype=np.int64)
+    for s in range(perms.shape[0]):
+        for t in range(first.size):
+            order[perms[s, t]] = t
+        n = 0
+        for t in range(first.size):
+            q = first[order[t]]
+            for i in range(q, q + length[order[t]]):
+                stream[n] = cx[i]
+                n += 1
+        out[s] = _lcs(start, word, bits, m, stream)
+    return out
+
+
+def screen_lcs(a: Sorted, b: Sorted, shuffles: int) -> tuple[int, int, list[int]] | None:
+    """(|LCS|, shared items, the shuffles' |LCS|) of the screen, as ``verify`` computes
+    them; None when x's groups do not come in ascending runs or there are fewer than two
+    items (the Python path takes those)."""
+    rows, cx, first, length, ascending, shared, lcs = _restricted_lcs(
+        a.values, a.rank, a.groups, b.values, b.rank
+    )
+    if not ascending or cx.size < 2 or rows[3] == 0:
+        return None
+    rng = np.random.default_rng(lcs * 7919 + shared)  # verify._RestrictedLcs.seed
+    perms = np.stack([rng.permutation(first.size) for _ in range(shuffles)])
+    return lcs, shared, _shuffled(rows, cx, first, length, perms).tolist()
+
+
+class _Sequence(NamedTuple):
+    values: np.ndarray
+    rank: np.ndarray
+    groups: np.ndarray
+
+
+def warm() -> None:
+    """Load (or compile) the kernels now, as ``bookdup.bitlcs.warm`` does for its own."""
+    values = np.array([1, 2], dtype=np.uint32)
+    rank = np.array([0, 1, 1], dtype=np.int32)
+    seq = _Sequence(values, rank, np.array([0, 1, 1], dtype=np.int64))
+    screen_lcs(seq, seq, 1)

@@ -1,0 +1,57 @@
+"""The compiled order screen (``bookdup.screenkernel``) gives the numpy path's z exactly:
+the same shared items, |LCS| and shuffles, hence the same screen decision for every pair."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bookdup import verify as V
+from bookdup.compare import translated_first
+from bookdup.orderstat import calibrated
+from bookdup.screenkernel import screen_lcs
+from bookdup.uniquewords import UniqueWords
+from tests.indexer.verify_cases import needs_lexicon, planned_pairs
+
+
+def _prepared(hashes: list[int]) -> V._Prepared:
+    u = UniqueWords(None, np.array(hashes, dtype=np.uint32), np.zeros(len(hashes), np.int32))
+    return V._prepare(u, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), min_size=0, max_size=120),
+    st.lists(st.integers(0, 40), min_size=0, max_size=120),
+    st.integers(1, 4),
+)
+def test_the_compiled_screen_equals_the_numpy_one(x: list[int], y: list[int], k: int) -> None:
+    """Random sequences with repeats and few values (many shared items, many ties)."""
+    a, b = _prepared(x), _prepared(y)
+    want = V._order_screen_python(a, b, k)
+    counted = screen_lcs(a, b, k)
+    ia, ib = V._shared_indices(a, b)
+    r = V._restricted_lcs(a, b, ia, ib, None)
+    if counted is None:  # fewer than two of x's items shared: the numpy path decides
+        assert r.cx.size < 2
+        return
+    assert counted[:2] == (r.lcs, r.shared)
+    assert calibrated(*counted).z == want
+
+
+@needs_lexicon
+def test_the_compiled_screen_equals_the_numpy_one_on_real_translations() -> None:
+    screened = 0
+    for fa, fb, plan in planned_pairs():
+        if plan.dictionary is None:
+            continue
+        x, y = (fa, fb) if translated_first(fa, fb, plan.dictionary) else (fb, fa)
+        ux, uy, lexicon = V._translated_view(x.unique, y.unique, plan.dictionary)
+        a, b = V._prepare(ux, lexicon), V._prepare(uy, None)
+        assert screen_lcs(a, b, V.SCREEN_SHUFFLES) is not None  # the compiled path ran
+        assert V.order_screen(x, y, plan.dictionary) == V._order_screen_python(
+            a, b, V.SCREEN_SHUFFLES
+        )
+        screened += 1
+    assert screened == 2  # the German Alice against the English one and against Frankenstein
