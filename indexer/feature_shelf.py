@@ -76,8 +76,9 @@ class FeatureShelf:
         self.written = 0  # books written (a book evicted and sent again counts twice)
         self._refs: OrderedDict[tuple[str, str], BookRef] = OrderedDict()
 
-    def ref(self, book: BookFeatures) -> BookRef:
-        """The reference of ``book``, written to the shelf the first time it is sent."""
+    def ref(self, book: BookFeatures) -> BookRef | None:
+        """The reference of ``book``, written to the shelf the first time it is sent; None when
+        the shelf has no room (a container's /dev/shm is 64 MB): the book goes with the chunk."""
         key = (book.book_id, book.content_hash)
         ref = self._refs.get(key)
         if ref is not None:
@@ -86,9 +87,13 @@ class FeatureShelf:
         path = os.path.join(self.dir, sha1("\0".join(key).encode()).hexdigest())
         data = pickle.dumps(book, pickle.HIGHEST_PROTOCOL)
         tmp = path + ".tmp"
-        with open(tmp, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)  # a worker never sees a half-written book
+        try:
+            with open(tmp, "wb") as out:
+                out.write(data)
+            os.replace(tmp, path)  # a worker never sees a half-written book
+        except OSError:
+            Path(tmp).unlink(missing_ok=True)
+            return None
         ref = BookRef(path, len(data))
         self._refs[key] = ref
         self.bytes += ref.size
