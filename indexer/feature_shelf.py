@@ -1,11 +1,10 @@
 """Books' features sent to the verification workers once, by reference, not with every chunk.
 
 A batch's pairs go to the workers in many chunks, and most chunks hold most of the batch's
-books: pickled with each chunk, a 100K-word book's ~250 KB of features crossed the pipe and
-were unpickled a dozen times a batch (the parent's feeder thread was ~30 s of a 190 s job on
-1,000 long books). The parent instead writes each book once to a file in shared memory
-(`FeatureShelf`), a chunk carries `BookRef`s, and each worker loads a book once and keeps it
-(`load_book`). Both sides of the file format live here.
+books: pickled with each chunk, a book crossed the pipe and was unpickled a dozen times a
+batch (the cost: docs/EVALUATION.md, issue 28). The parent instead writes each book once to
+a file in shared memory (`FeatureShelf`), a chunk carries `BookRef`s, and each worker loads
+a book once and keeps it (`load_book`). Both sides of the file format live here.
 
 The shelf is bounded: after a batch settles, the books least recently sent are removed until
 it holds ``max_bytes``; a batch's own books are never removed while it is in flight.

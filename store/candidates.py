@@ -294,8 +294,8 @@ class CandidateQuery:
 
     def json(self) -> str:
         """``body`` as the JSON text the client would send for it (the same bytes), written
-        without building the ~400 clause dicts: those and their encoding took ~7 ms a query
-        book of the dedup job's driver (docs/EVALUATION.md, issue 28)."""
+        without building the ~400 clause dicts, the driver's main cost a query book
+        (docs/EVALUATION.md, issue 28)."""
         empty = self._around({"bool": {"should": [], "minimum_should_match": self.minimum}})
         # the first '"should":[]' is the query's: one inside a string would be escaped
         return _dumps(empty).replace('"should":[]', f'"should":[{self._clauses_json()}]', 1)
