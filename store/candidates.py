@@ -44,7 +44,7 @@ BANDS_FIELD = BANDS.field
 UNIQ_FIELD = UNIQ.field
 STEMS_FIELD = STEMS.field
 WINNOWS_FIELD = WINNOWS.field
-#: ``labelled_bodies`` kinds of the queries that are not translated (those are named by their
+#: ``labelled_queries`` kinds of the queries that are not translated (those are named by their
 #: target language).
 SAME_LANGUAGE_KINDS = frozenset({"bands", "winnows", "uniq"})
 
@@ -284,6 +284,7 @@ class CandidateQuery:
 
     @property
     def hopeless(self) -> bool:
+        """No book can match: fewer terms than ``minimum``, or none (the query is not sent)."""
         return len(self.terms) < self.minimum or not self.terms
 
     def body(self) -> dict[str, Any]:
@@ -344,28 +345,9 @@ def _dumps(body: dict[str, Any]) -> str:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
-def candidate_body(
-    book_id: str,
-    field: str,
-    terms: Sequence[str],
-    minimum: int,
-    size: int,
-    *,
-    language: str | None = None,
-    exclude_language: str | None = None,
-    weights: Sequence[float] | None = None,
-    idf: bool = False,
-) -> dict[str, Any] | None:
-    """``CandidateQuery.body``: one search body, None if hopeless."""
-    query = CandidateQuery(
-        book_id, field, terms, minimum, size, language, exclude_language, weights, idf
-    )
-    return None if query.hopeless else query.body()
-
-
 def hits_with_scores(response: dict[str, Any]) -> list[tuple[str, float]]:
-    """(book id, number of shared keys) for each hit of a candidate search (``candidate_body``:
-    its sort values)."""
+    """(book id, score) for each hit of a candidate search (``CandidateQuery``: its sort
+    values; the score is the number of shared keys, or the sum of their weights)."""
     return [(hit["sort"][1], float(hit["sort"][0])) for hit in response["hits"]["hits"]]
 
 
@@ -583,10 +565,6 @@ class CandidateSearcher:
                 out.append((target, self._translated_body(f, target, dictionary, stems)))
         return [(kind, q) for kind, q in out if not q.hopeless]
 
-    def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
-        """(kind, body) of each query (``labelled_queries``)."""
-        return [(kind, q.body()) for kind, q in self.labelled_queries(f)]
-
     def _translated_body(
         self, f: BookFeatures, target: str, dictionary: Dictionary, stems: np.ndarray | None
     ) -> CandidateQuery:
@@ -642,10 +620,6 @@ class CandidateSearcher:
         """Whether the query of ``kind`` ranks by idf: the translated ones (kind = the target
         language) with ``idf_translations``; the others count shared keys."""
         return self.params.idf_translations and kind not in SAME_LANGUAGE_KINDS
-
-    def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
-        """Band query, unique-word query, one translated query per reachable language."""
-        return [b for _, b in self.labelled_bodies(f)]
 
     def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
         """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""
