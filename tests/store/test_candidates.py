@@ -284,3 +284,68 @@ def test_every_labelled_query_s_json_is_its_body_s() -> None:
         body = query.body()
         assert len(body["query"]["bool"]["must"][0]["bool"]["should"]) > 10
         assert query.json() == json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_stems() -> None:
+    """The searcher's translated query (issue 28): the book's distinct stems through the stem
+    lexicon, weighed once per job, as the construction before it asked them (the reference in
+    tests/bookdup/test_query_terms.py); the job's stop list, field, language and cap; words
+    sampled instead when translations are not weighed."""
+    import dataclasses
+
+    from bookdup.arrays import distinct
+    from bookdup.dictionary import Dictionary
+    from bookdup.features import STEM_MODULUS, extract_features
+    from bookdup.model import Book
+    from bookdup.stemming import stem_lexicon
+    from bookdup.translate import hashed_lexicon, translate_with_source
+    from tests.bookdup.test_query_terms import _old_heaviest
+
+    rng = np.random.default_rng(28)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
+    lexicon = Dictionary.from_mapping(
+        "en",
+        "de",
+        {w: [f"d{t}" for t in rng.integers(0, 4000, rng.integers(1, 6))] for w in words[::2]},
+    )
+
+    class Lexicons:
+        def targets(self, source: str) -> list[str]:
+            return ["de"] if source == "en" else []
+
+        def get(self, source: str, target: str) -> Dictionary | None:
+            return lexicon if (source, target) == ("en", "de") else None
+
+    books = [
+        extract_features(Book(id=i, pages=[" ".join(rng.choice(words, 2000))], language="en"))
+        for i in ("a", "b")
+    ]
+    stemmed = stem_lexicon(lexicon)
+    assert stemmed is not None and books[0].unique.stems is not None
+    stems_stop = distinct(rng.choice(hashed_lexicon(stemmed).targets, 300))
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, stems_stop, None)
+    params = candidates.CandidateParams()
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, Lexicons(), {"en", "de"})  # type: ignore[arg-type]
+    for f in books:
+        query = dict(searcher.labelled_queries(f))["de"]
+        terms, weights = _old_heaviest(
+            stemmed,
+            distinct(f.unique.stems),
+            stop.stems,
+            params.target_query_terms,
+            STEM_MODULUS,
+            params.untranslated_weight,
+        )
+        assert (query.field, query.language, query.size) == ("stems", "de", params.translation_hits)
+        assert len(terms) == params.target_query_terms and query.idf is params.idf_translations
+        assert (list(query.terms), query.weights) == (terms, weights)
+    assert list(searcher._weighted) == [stemmed]  # the lexicon weighed once for both books
+    plain = dataclasses.replace(params, weigh_translations=False)
+    sampled = candidates.CandidateSearcher(None, "books", plain, stop, Lexicons(), {"en", "de"})  # type: ignore[arg-type]
+    f = books[0]
+    query = dict(sampled.labelled_queries(f))["de"]
+    hashes, _, _ = translate_with_source(None, f.unique.pages, stemmed, hashes=f.unique.stems)
+    picked = sample_terms(hashes, stop.stems, params.target_query_terms, STEM_MODULUS)
+    assert query.weights is None and list(query.terms) == picked and len(picked) > 100
