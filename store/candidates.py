@@ -544,8 +544,8 @@ class CandidateSearcher:
         self, f: BookFeatures, target: str, dictionary: Dictionary, stems: np.ndarray | None
     ) -> CandidateQuery:
         """The query for ``f``'s translations into ``target``: the heaviest translations of
-        its distinct ``stems`` (``bookdup.query_terms``), or for a book or language without
-        stems its sampled translated words."""
+        its distinct ``stems`` (``bookdup.query_terms``; a sample of them when translations
+        are not weighed), or for a book or language without stems its translated words."""
         p = self.params
         stemmed = stem_lexicon(dictionary) if stems is not None else None
         if stemmed is not None and stems is not None and p.weigh_translations:
