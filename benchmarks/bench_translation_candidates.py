@@ -101,7 +101,7 @@ def measure(client: Any, names: Any, pairs: Sequence[TruthPair]) -> Measure:
     for batch in select_books(run):
         books += len(batch.ids)
         found.update(find_candidates(run, batch).pairs)
-        queries += sum(len(run.searcher.bodies(f)) for f in batch.books)
+        queries += sum(len(run.searcher.labelled_queries(f)) for f in batch.books)
         languages.update({f.book_id: f.language for f in batch.books})
         mine = [f for f in batch.books if f.book_id in wanted]
         for ranked in run.searcher.ranked(mine):

@@ -4,10 +4,11 @@ A translated candidate query asks for the ``target`` heaviest translations of a 
 each weighs 1 / (translations of its source stem), or a fixed weight for a stem the lexicon
 does not translate (it stands as it is); of equal weights the smaller hash comes first; only
 hashes the queried field indexes (divisible by its modulus) and not in the job's stop list
-count. Translating all ~20K stems of a long book and sorting them by weight cost ~8 ms a query
-(docs/EVALUATION.md, issue 28). Here the lexicon's translations are filtered by modulus and
-stop list once, each weight is replaced by its rank among the few weights there are, and a
-book's terms are picked by sorting (rank << 32 | hash) keys: one partial sort of integers.
+count. Translating all of a long book's stems and sorting them by weight per query was the
+search thread's main cost (docs/EVALUATION.md, issue 28). Here the lexicon's translations
+are filtered by modulus and stop list once, each weight is replaced by its rank among the
+few weights there are, and a book's terms are picked by sorting (rank << 32 | hash) keys:
+one partial sort of integers.
 """
 
 from __future__ import annotations
@@ -99,14 +100,9 @@ def heaviest_translations(
     table: WeightedLexicon, stems: np.ndarray, target: int
 ) -> tuple[list[str], list[float]]:
     """The ``target`` heaviest asked translations of ``stems`` (ties: the smaller hash first),
-    as hex terms, with their weights (a hash's largest).
-
-    Why the heaviest and not a consistent sample: an English book's 1,177 unique-word stems
-    translate into 76,592 German stems (the stem lexicon merges every headword of a stem), so
-    a 400-term sample kept 3 of the terms Alice shares with its German translation; the words
-    with the fewest translations are the most specific evidence. On the 80 real books
-    (benchmarks/bench_translation_candidates.py) each true translation's best rank was 7 at
-    worst, against 16 and one miss for the sample."""
+    as hex terms, with their weights (a hash's largest): the words with the fewest
+    translations are the most specific evidence, where a sample of a book's many translations
+    misses most of what it shares with its translation (docs/EVALUATION.md)."""
     keys = _ranked_keys(table, stems)
     if not keys.size or target <= 0:
         return [], []

@@ -1,11 +1,10 @@
 """Books' features sent to the verification workers once, by reference, not with every chunk.
 
 A batch's pairs go to the workers in many chunks, and most chunks hold most of the batch's
-books: pickled with each chunk, a 100K-word book's ~250 KB of features crossed the pipe and
-were unpickled a dozen times a batch (the parent's feeder thread was ~30 s of a 190 s job on
-1,000 long books). The parent instead writes each book once to a file in shared memory
-(`FeatureShelf`), a chunk carries `BookRef`s, and each worker loads a book once and keeps it
-(`load_book`). Both sides of the file format live here.
+books: pickled with each chunk, a book crossed the pipe and was unpickled a dozen times a
+batch (the cost: docs/EVALUATION.md, issue 28). The parent instead writes each book once to
+a file in shared memory (`FeatureShelf`), a chunk carries `BookRef`s, and each worker loads
+a book once and keeps it (`load_book`). Both sides of the file format live here.
 
 The shelf is bounded: after a batch settles, the books least recently sent are removed until
 it holds ``max_bytes``; a batch's own books are never removed while it is in flight.
@@ -76,8 +75,9 @@ class FeatureShelf:
         self.written = 0  # books written (a book evicted and sent again counts twice)
         self._refs: OrderedDict[tuple[str, str], BookRef] = OrderedDict()
 
-    def ref(self, book: BookFeatures) -> BookRef:
-        """The reference of ``book``, written to the shelf the first time it is sent."""
+    def ref(self, book: BookFeatures) -> BookRef | None:
+        """The reference of ``book``, written to the shelf the first time it is sent; None when
+        the shelf has no room (a container's /dev/shm is 64 MB): the book goes with the chunk."""
         key = (book.book_id, book.content_hash)
         ref = self._refs.get(key)
         if ref is not None:
@@ -86,9 +86,13 @@ class FeatureShelf:
         path = os.path.join(self.dir, sha1("\0".join(key).encode()).hexdigest())
         data = pickle.dumps(book, pickle.HIGHEST_PROTOCOL)
         tmp = path + ".tmp"
-        with open(tmp, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)  # a worker never sees a half-written book
+        try:
+            with open(tmp, "wb") as out:
+                out.write(data)
+            os.replace(tmp, path)  # a worker never sees a half-written book
+        except OSError:
+            Path(tmp).unlink(missing_ok=True)
+            return None
         ref = BookRef(path, len(data))
         self._refs[key] = ref
         self.bytes += ref.size

@@ -119,6 +119,15 @@ def chunk_pairs(
     ]
 
 
+def _open_shelf() -> FeatureShelf | None:
+    """The pool's feature shelf, or none where shared memory takes no folder: then the books
+    go with their chunks."""
+    try:
+        return FeatureShelf()
+    except OSError:
+        return None
+
+
 class VerifyPool(Closing):
     """A process pool for one job's verification; ``workers`` <= 1 verifies in-process."""
 
@@ -137,7 +146,7 @@ class VerifyPool(Closing):
         self.restarts_left = max_restarts
         self.fallbacks = 0  # chunks verified again in-process after a worker failed
         self._pool = self._start() if workers > 1 else None
-        self._shelf = FeatureShelf() if self._pool is not None else None
+        self._shelf = _open_shelf() if self._pool is not None else None
 
     def _start(self) -> ProcessPoolExecutor:
         """A pool with its workers forked now: before the job's search thread starts, as the

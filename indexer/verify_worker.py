@@ -41,13 +41,13 @@ def to_task(
     a: BookFeatures, b: BookFeatures, plan: PairPlan, shelf: FeatureShelf | None = None
 ) -> PairTask:
     """The picklable, light form of (a, b, plan); the books by reference when a ``shelf``
-    is given."""
+    is given and has room for them."""
     d = plan.dictionary
     key = None if d is None else (d.source, d.target)
     light = dataclasses.replace(plan, dictionary=None)
     if shelf is None:
         return PairTask(a, b, light, key)
-    return PairTask(shelf.ref(a), shelf.ref(b), light, key)
+    return PairTask(shelf.ref(a) or a, shelf.ref(b) or b, light, key)
 
 
 def _book(book: BookFeatures | BookRef) -> BookFeatures:

@@ -44,7 +44,7 @@ BANDS_FIELD = BANDS.field
 UNIQ_FIELD = UNIQ.field
 STEMS_FIELD = STEMS.field
 WINNOWS_FIELD = WINNOWS.field
-#: ``labelled_bodies`` kinds of the queries that are not translated (those are named by their
+#: ``labelled_queries`` kinds of the queries that are not translated (those are named by their
 #: target language).
 SAME_LANGUAGE_KINDS = frozenset({"bands", "winnows", "uniq"})
 
@@ -57,72 +57,47 @@ class CandidateParams:
     # than a dozen editions in one language, and fewer translations into each other language.
     # These caps bound verification to about 0.5% of all pairs at 10K books.
     max_candidates: int = 30
-    # Translated queries match many more terms by chance (every translation of every sampled
-    # word), so long books of the target language crowd the true translation out: at 20, the
-    # 80 real Gutenberg books lost 5 German–English translations (the 44 English books
-    # include a dozen much longer than any translation). Measured in docs/EVALUATION.md.
-    # 40 until translated terms were weighed by their idf (``idf_translations``); 30 since.
-    # Now the first 5 are verified outright and the next 40 screened by their order
-    # (``screened_translation_candidates``): a translated pair costs ~7 ms to verify at
-    # 50K-100K words, its screen ~2.5 ms, and order tells a translation apart where shared
-    # stems do not (docs/EVALUATION.md, "Translated candidates: order as evidence").
+    # Translated hits verified outright: translated queries match many terms by chance, so
+    # long books of the target language crowd the true translation down the list; the rest
+    # are screened by their order (the measurements: docs/EVALUATION.md, "Candidate
+    # parameters").
     max_translation_candidates: int = 5
-    # A translated (or unique-word) query's hits ranked past ``max_translation_candidates``,
-    # up to this many more, are screened (``bookdup.relate.SCREEN_Z``) and verified only if
-    # they pass. 1,000 books of 50K-100K words, one index (docs/EVALUATION.md): 25 lost 4
-    # translations a 30th hit had found (dedup 297 s); 40 found the same relations as 30
-    # verified outright, in 342 s against 464; 55 the same again, in 493 s (the node ranks
-    # 60 hits, the screens cost what the verifications saved).
+    # Hits past ``max_translation_candidates``, up to this many more, verified only if their
+    # order passes the screen (``bookdup.relate.SCREEN_Z``): order tells a translation apart
+    # where shared stems do not, for a third of a verification's cost.
     screened_translation_candidates: int = 40
-    # A translated query holds every translation of each sampled word, and a word with many
-    # (a common word: "Schlag" -> blow, hit, stroke, beat, ...) matches long books of the
-    # target language by chance; at 3,000 books long English books outranked the German
-    # Alice's three English translations and pushed Egmont and Hamlet out of the cap. So each
-    # translation weighs 1/(translations of its source word): a source word adds at most 1,
-    # a word with one translation (or none: a kept name) counts fully. The count floor
+    # Each translation weighs 1/(translations of its source word): a common word with many
+    # translations matches long books of the target language by chance. The count floor
     # (min_shared) still applies to the number of shared keys.
     weigh_translations: bool = True
-    # A word the lexicon does not translate stands as it is and used to weigh 1 like a
-    # one-translation word, so the "heaviest" terms were mostly such words: names, but at
-    # 0-10 % OCR noise mostly garbled words no other book holds. The translated partner of a
-    # generated book then shared 1-9 of 400 terms and ranked below 40 in 12 % of the pairs;
-    # at 0.05 they only fill a query that runs short (bench_candidates --quick: the partner's
-    # best rank within 40 for 0.881 -> 0.981 of 261 translations; docs/EVALUATION.md).
+    # A word the lexicon does not translate (a name, or an OCR-garbled word no other book
+    # holds) only fills a query that runs short.
     untranslated_weight: float = 0.05
-    # ... and each translated term's weight is multiplied by its idf: a stem most books of the
-    # language hold is weak evidence. With it the partner ranks in the top 30 as often as in the
-    # top 40 without (0.988 against 0.985 on 331 generated translations), so the cap went
-    # 40 -> 30, a quarter fewer translated candidate pairs (docs/EVALUATION.md).
+    # ... and each translated term's weight is multiplied by its idf: a stem most books of
+    # the language hold is weak evidence.
     idf_translations: bool = True
     min_shared_bands: int = 1  # one LSH band collision is a candidate (that is what bands are for)
     # Unique-word queries use a consistent sample (hash % 2^j == 0) sized to about this many
-    # terms: a bool query's cost grows with its clauses (~60 ms at 900 terms, measured on the
-    # local node), while 400 sampled words still catch a pair sharing 5% of its text.
+    # terms: a bool query's cost grows with its clauses, and 400 words still catch a pair
+    # sharing 5% of its text.
     target_query_terms: int = 400
     # A candidate must hold this share of the sampled terms, and never fewer than the floor:
     # with a 400-term sample that is 8 words, i.e. about 2% of the book's unique words.
     min_shared_fraction: float = 0.02
     min_shared_floor: int = 4
     # A key in more than this share of books is boilerplate (a licence page is in nearly every
-    # book of its digitiser) ... 1% was too aggressive: with a 20K-word vocabulary per language
-    # a rare word is "unique" in ~40 of 400 same-language books, and cutting those lost half the
-    # related pairs at 1,500 generated books.
+    # book of its digitiser); a rare word of a 20K-word vocabulary is in ~1% of the books.
     max_df_fraction: float = 0.05
     min_max_df: int = 50  # ... but never cut keys held by fewer books than this
     # Winnowed 3-gram keys (same-language queries). A key held by one book points at no
     # other; one held by more than ``winnow_max_df`` is a common phrase ("at the same time")
-    # or boilerplate. Sampling ~300 keys from that band and keeping books that share at least
-    # 3 found 0.998 of same-language related pairs in the top 30 on a generated 1,000-book
-    # corpus, against 0.936 for the unique-word query (the winnow-keys branch's measurement;
-    # docs/EVALUATION.md, "Winnowed 3-gram keys", has the end-to-end figures).
+    # or boilerplate; ~300 keys sampled from that band (docs/EVALUATION.md).
     winnow_min_df: int = 2
     winnow_max_df: int = 20
     winnow_query_terms: int = 300
     winnow_min_shared: int = 3
-    # ... and at least this share of the keys sampled: chance sharing of 3-grams in the band
-    # is common (median 8 of ~210 sampled keys between unrelated generated books), true pairs
-    # share a run of text (median 80). At 4% the same 1K corpus kept 896 of its 898 candidate
-    # same-language pairs with 10,426 winnow pairs to verify instead of 23,204.
+    # ... and at least this share of the keys sampled: unrelated books share a few 3-grams of
+    # the band by chance, true pairs a run of text.
     winnow_min_shared_fraction: float = 0.04
 
     def winnow_minimum(self, n_terms: int) -> int:
@@ -284,6 +259,7 @@ class CandidateQuery:
 
     @property
     def hopeless(self) -> bool:
+        """No book can match: fewer terms than ``minimum``, or none (the query is not sent)."""
         return len(self.terms) < self.minimum or not self.terms
 
     def body(self) -> dict[str, Any]:
@@ -294,8 +270,8 @@ class CandidateQuery:
 
     def json(self) -> str:
         """``body`` as the JSON text the client would send for it (the same bytes), written
-        without building the ~400 clause dicts: those and their encoding took ~7 ms a query
-        book of the dedup job's driver (docs/EVALUATION.md, issue 28)."""
+        without building the ~400 clause dicts, the driver's main cost a query book
+        (docs/EVALUATION.md, issue 28)."""
         empty = self._around({"bool": {"should": [], "minimum_should_match": self.minimum}})
         # the first '"should":[]' is the query's: one inside a string would be escaped
         return _dumps(empty).replace('"should":[]', f'"should":[{self._clauses_json()}]', 1)
@@ -344,28 +320,9 @@ def _dumps(body: dict[str, Any]) -> str:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
-def candidate_body(
-    book_id: str,
-    field: str,
-    terms: Sequence[str],
-    minimum: int,
-    size: int,
-    *,
-    language: str | None = None,
-    exclude_language: str | None = None,
-    weights: Sequence[float] | None = None,
-    idf: bool = False,
-) -> dict[str, Any] | None:
-    """``CandidateQuery.body``: one search body, None if hopeless."""
-    query = CandidateQuery(
-        book_id, field, terms, minimum, size, language, exclude_language, weights, idf
-    )
-    return None if query.hopeless else query.body()
-
-
 def hits_with_scores(response: dict[str, Any]) -> list[tuple[str, float]]:
-    """(book id, number of shared keys) for each hit of a candidate search (``candidate_body``:
-    its sort values)."""
+    """(book id, score) for each hit of a candidate search (``CandidateQuery``: its sort
+    values; the score is the number of shared keys, or the sum of their weights)."""
     return [(hit["sort"][1], float(hit["sort"][0])) for hit in response["hits"]["hits"]]
 
 
@@ -583,16 +540,12 @@ class CandidateSearcher:
                 out.append((target, self._translated_body(f, target, dictionary, stems)))
         return [(kind, q) for kind, q in out if not q.hopeless]
 
-    def labelled_bodies(self, f: BookFeatures) -> list[tuple[str, dict[str, Any]]]:
-        """(kind, body) of each query (``labelled_queries``)."""
-        return [(kind, q.body()) for kind, q in self.labelled_queries(f)]
-
     def _translated_body(
         self, f: BookFeatures, target: str, dictionary: Dictionary, stems: np.ndarray | None
     ) -> CandidateQuery:
         """The query for ``f``'s translations into ``target``: the heaviest translations of
-        its distinct ``stems`` (``bookdup.query_terms``), or for a book or language without
-        stems its sampled translated words."""
+        its distinct ``stems`` (``bookdup.query_terms``; a sample of them when translations
+        are not weighed), or for a book or language without stems its translated words."""
         p = self.params
         stemmed = stem_lexicon(dictionary) if stems is not None else None
         if stemmed is not None and stems is not None and p.weigh_translations:
@@ -642,10 +595,6 @@ class CandidateSearcher:
         """Whether the query of ``kind`` ranks by idf: the translated ones (kind = the target
         language) with ``idf_translations``; the others count shared keys."""
         return self.params.idf_translations and kind not in SAME_LANGUAGE_KINDS
-
-    def bodies(self, f: BookFeatures) -> list[dict[str, Any]]:
-        """Band query, unique-word query, one translated query per reachable language."""
-        return [b for _, b in self.labelled_bodies(f)]
 
     def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
         """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""

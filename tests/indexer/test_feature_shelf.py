@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import subprocess
@@ -13,7 +14,8 @@ import pytest
 from bookdup.features import BookFeatures
 from indexer import feature_shelf
 from indexer.feature_shelf import FeatureShelf, load_book
-from tests.indexer.verify_cases import planned_pairs
+from indexer.verify_worker import to_task, verify_chunk
+from tests.indexer.verify_cases import planned_pairs, same_verification
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +76,28 @@ def test_a_dead_jobs_shelf_is_removed(tmp_path) -> None:
     mine.mkdir()
     FeatureShelf(root=str(tmp_path)).close()
     assert not orphan.exists() and mine.exists()
+
+
+def test_a_full_shelf_sends_the_book_with_the_chunk(books, tmp_path, monkeypatch) -> None:
+    """No room in shared memory (ENOSPC half-way through a book): the book travels with its
+    pair as before, and no half-written file stays behind."""
+    real_open = open
+
+    def full(path, mode="r", *args, **kwargs):
+        out = real_open(path, mode, *args, **kwargs)
+        if "w" in mode:
+            out.write(b"half")
+            out.close()
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return out
+
+    shelf = FeatureShelf(root=str(tmp_path))
+    monkeypatch.setattr(feature_shelf, "open", full, raising=False)
+    a, b, plan = planned_pairs()[0]
+    task = to_task(a, b, plan, shelf)
+    assert task.a is a and task.b is b
+    assert shelf.written == 0 and shelf.bytes == 0 and not os.listdir(shelf.dir)
+    monkeypatch.undo()
+    (got,), (want,) = verify_chunk([pickle.loads(pickle.dumps(task))]), verify_chunk([task])
+    assert got is not None and want is not None and same_verification(got, want)
+    shelf.close()

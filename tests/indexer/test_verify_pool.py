@@ -88,6 +88,20 @@ def test_a_crashed_worker_loses_no_pair(planned, monkeypatch) -> None:
     assert all(same(g, w) for g, w in zip(again, verify_here(planned[:4]), strict=True))
 
 
+def test_no_shelf_sends_the_books_with_their_chunks(planned, monkeypatch) -> None:
+    """Where shared memory takes no shelf (read-only, or full), the pool still verifies."""
+
+    def unwritable() -> None:
+        raise PermissionError("read-only /dev/shm")
+
+    monkeypatch.setattr(verify_pool, "FeatureShelf", unwritable)
+    with VerifyPool(2, min_chunk=1) as pool:
+        assert pool._shelf is None and pool._pool is not None
+        got = pool.verify(planned)
+        assert pool.fallbacks == 0
+    assert all(same(g, w) for g, w in zip(got, verify_here(planned), strict=True))
+
+
 def test_one_worker_means_no_pool(planned) -> None:
     with VerifyPool(1) as pool:
         assert pool.verify(planned[:2]) and pool._pool is None

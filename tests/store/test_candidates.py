@@ -54,7 +54,7 @@ def test_capped_candidates_break_ties_by_book_id_not_document_order(es_client, i
         assert not bulk_write(es_client, actions, refresh="wait_for").failures
 
     write(list(reversed(books)))
-    body = candidates.candidate_body("query", "uniq", terms, 2, 5)
+    body = candidates.CandidateQuery("query", "uniq", terms, 2, 5).body()
     first = es_client.search(index=index_names.books, **body).body
     write(books[:5])
     again = es_client.search(index=index_names.books, **body).body
@@ -122,8 +122,8 @@ def test_weighted_query_ranks_by_weight_and_floors_on_count(es_client, index_nam
     assert not bulk_write(es_client, actions, refresh="wait_for").failures
     terms = ["c1", "c2", "c3", "c4", "s1", "s2"]
     weights = [0.25, 0.25, 0.25, 0.25, 1.0, 1.0]
-    weighted = candidates.candidate_body("q", "uniq", terms, 2, 10, weights=weights)
-    counted = candidates.candidate_body("q", "uniq", terms, 2, 10)
+    weighted = candidates.CandidateQuery("q", "uniq", terms, 2, 10, weights=weights).body()
+    counted = candidates.CandidateQuery("q", "uniq", terms, 2, 10).body()
     hits = candidates.hits_with_scores(es_client.search(index=index_names.books, **weighted).body)
     assert hits == [("true", 2.0), ("long", 1.0)]
     hits = candidates.hits_with_scores(es_client.search(index=index_names.books, **counted).body)
@@ -152,7 +152,7 @@ class _NoLexicons:
 def _kinds(stop: candidates.StopLists, f) -> dict[str, dict]:
     params = candidates.CandidateParams()
     searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
-    return dict(searcher.labelled_bodies(f))
+    return {kind: q.body() for kind, q in searcher.labelled_queries(f)}
 
 
 def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are_missing():
@@ -226,8 +226,7 @@ def test_candidate_hits_are_read_from_their_sort_values_not_their_stored_fields(
     decompress each hit's whole book to return them) and reads each hit's book id and score
     from its sort values, as the node answers it then (``_score`` null without
     ``track_scores``)."""
-    body = candidates.candidate_body("q", "uniq", ["a", "b", "c"], 2, 30)
-    assert body is not None
+    body = candidates.CandidateQuery("q", "uniq", ["a", "b", "c"], 2, 30).body()
     assert body["stored_fields"] == "_none_" and "_source" not in body
     assert body["sort"] == [{"_score": "desc"}, {"book_id": "asc"}]
     response = {
@@ -258,21 +257,7 @@ def test_query_json_is_the_bytes_the_client_writes_for_its_body(idf: bool, weigh
         assert ser.dumps([{"index": "b"}, query.json()]) == ser.dumps(
             [{"index": "b"}, query.body()]
         )
-        assert (
-            candidates.candidate_body(
-                'book "1" ☃',
-                "stems",
-                terms,
-                2,
-                45,
-                language=language,
-                exclude_language=exclude,
-                weights=weights,
-                idf=idf,
-            )
-            == query.body()
-        )
-    assert candidates.candidate_body("q", "uniq", terms, 5, 10) is None
+    assert candidates.CandidateQuery("q", "uniq", terms, 5, 10).hopeless
 
 
 def test_every_labelled_query_s_json_is_its_body_s() -> None:
@@ -299,3 +284,68 @@ def test_every_labelled_query_s_json_is_its_body_s() -> None:
         body = query.body()
         assert len(body["query"]["bool"]["must"][0]["bool"]["should"]) > 10
         assert query.json() == json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_stems() -> None:
+    """The searcher's translated query (issue 28): the book's distinct stems through the stem
+    lexicon, weighed once per job, as the construction before it asked them (the reference in
+    tests/bookdup/test_query_terms.py); the job's stop list, field, language and cap; words
+    sampled instead when translations are not weighed."""
+    import dataclasses
+
+    from bookdup.arrays import distinct
+    from bookdup.dictionary import Dictionary
+    from bookdup.features import STEM_MODULUS, extract_features
+    from bookdup.model import Book
+    from bookdup.stemming import stem_lexicon
+    from bookdup.translate import hashed_lexicon, translate_with_source
+    from tests.bookdup.test_query_terms import _old_heaviest
+
+    rng = np.random.default_rng(28)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
+    lexicon = Dictionary.from_mapping(
+        "en",
+        "de",
+        {w: [f"d{t}" for t in rng.integers(0, 4000, rng.integers(1, 6))] for w in words[::2]},
+    )
+
+    class Lexicons:
+        def targets(self, source: str) -> list[str]:
+            return ["de"] if source == "en" else []
+
+        def get(self, source: str, target: str) -> Dictionary | None:
+            return lexicon if (source, target) == ("en", "de") else None
+
+    books = [
+        extract_features(Book(id=i, pages=[" ".join(rng.choice(words, 2000))], language="en"))
+        for i in ("a", "b")
+    ]
+    stemmed = stem_lexicon(lexicon)
+    assert stemmed is not None and books[0].unique.stems is not None
+    stems_stop = distinct(rng.choice(hashed_lexicon(stemmed).targets, 300))
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, stems_stop, None)
+    params = candidates.CandidateParams()
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, Lexicons(), {"en", "de"})  # type: ignore[arg-type]
+    for f in books:
+        query = dict(searcher.labelled_queries(f))["de"]
+        terms, weights = _old_heaviest(
+            stemmed,
+            distinct(f.unique.stems),
+            stop.stems,
+            params.target_query_terms,
+            STEM_MODULUS,
+            params.untranslated_weight,
+        )
+        assert (query.field, query.language, query.size) == ("stems", "de", params.translation_hits)
+        assert len(terms) == params.target_query_terms and query.idf is params.idf_translations
+        assert (list(query.terms), query.weights) == (terms, weights)
+    assert list(searcher._weighted) == [stemmed]  # the lexicon weighed once for both books
+    plain = dataclasses.replace(params, weigh_translations=False)
+    sampled = candidates.CandidateSearcher(None, "books", plain, stop, Lexicons(), {"en", "de"})  # type: ignore[arg-type]
+    f = books[0]
+    query = dict(sampled.labelled_queries(f))["de"]
+    hashes, _, _ = translate_with_source(None, f.unique.pages, stemmed, hashes=f.unique.stems)
+    picked = sample_terms(hashes, stop.stems, params.target_query_terms, STEM_MODULUS)
+    assert query.weights is None and list(query.terms) == picked and len(picked) > 100
