@@ -7,7 +7,9 @@ a file in shared memory (`FeatureShelf`), a chunk carries `BookRef`s, and each w
 a book once and keeps it (`load_book`). Both sides of the file format live here.
 
 The shelf is bounded: after a batch settles, the books least recently sent are removed until
-it holds ``max_bytes``; a batch's own books are never removed while it is in flight.
+it holds ``max_bytes``; a batch's own books are never removed while it is in flight. That
+bookkeeping (`RecentBooks`) is the Dask verifier's too, whose handles are futures
+(`indexer.verify_dask`).
 """
 
 from __future__ import annotations
@@ -16,20 +18,31 @@ import os
 import pickle
 import shutil
 import tempfile
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from bookdup.features import BookFeatures
 
-__all__ = ["BookRef", "FeatureShelf", "load_book"]
+__all__ = ["BookKey", "BookRef", "FeatureShelf", "RecentBooks", "book_key", "load_book"]
 
 #: Bytes of pickled features the shelf keeps between batches (RAM: it lives in /dev/shm).
 SHELF_MAX_BYTES = 256 << 20
 #: Bytes of loaded features a worker keeps (pickled size, about the size in memory).
 WORKER_MAX_BYTES = 192 << 20
 _PREFIX = "bookdup-shelf-"
+
+#: A book's identity for the workers: its id and the hash of its content.
+BookKey = tuple[str, str]
+H = TypeVar("H")
+
+
+def book_key(book: BookFeatures) -> BookKey:
+    """The key a book is sent under: a re-indexed book (new content) is sent again."""
+    return (book.book_id, book.content_hash)
 
 
 @dataclass(frozen=True)
@@ -63,27 +76,63 @@ def _remove_orphans(root: str) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
-class FeatureShelf:
-    """The parent's side: each book written once (keyed by id and content), referenced after."""
+class RecentBooks(ABC, Generic[H]):
+    """Each book sent to the workers once, as a handle ``H``; the handles of the books least
+    recently sent are dropped after a batch settles, beyond ``max_bytes``."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.written = 0  # books sent (a book dropped and sent again counts twice)
+        self._held: OrderedDict[BookKey, tuple[H, int]] = OrderedDict()
+
+    @abstractmethod
+    def _send(self, book: BookFeatures) -> tuple[H, int] | None:
+        """The book sent: its handle and its size in bytes; None when it cannot be."""
+
+    @abstractmethod
+    def _drop(self, handle: H) -> None:
+        """The book's copy for the workers let go."""
+
+    def ref(self, book: BookFeatures) -> H | None:
+        """The handle of ``book``, sent the first time it is asked for; None when it could not
+        be sent (the book then goes with its chunk)."""
+        key = book_key(book)
+        hit = self._held.get(key)
+        if hit is not None:
+            self._held.move_to_end(key)
+            return hit[0]
+        sent = self._send(book)
+        if sent is None:
+            return None
+        handle, size = sent
+        self._held[key] = (handle, size)
+        self.bytes += size
+        self.written += 1
+        return handle
+
+    def trim(self) -> None:
+        """Drop the least recently sent books beyond ``max_bytes``; call it only when no
+        chunk is in flight (a worker may still need any book of the last batch)."""
+        while self.bytes > self.max_bytes and len(self._held) > 1:
+            _, (handle, size) = self._held.popitem(last=False)
+            self.bytes -= size
+            self._drop(handle)
+
+
+class FeatureShelf(RecentBooks[BookRef]):
+    """The process pool's side: each book written once to shared memory, referenced after."""
 
     def __init__(self, max_bytes: int = SHELF_MAX_BYTES, root: str | None = None) -> None:
+        super().__init__(max_bytes)
         root = root or _shm_root()
         _remove_orphans(root)
         self.dir = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=root)
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self.written = 0  # books written (a book evicted and sent again counts twice)
-        self._refs: OrderedDict[tuple[str, str], BookRef] = OrderedDict()
 
-    def ref(self, book: BookFeatures) -> BookRef | None:
-        """The reference of ``book``, written to the shelf the first time it is sent; None when
-        the shelf has no room (a container's /dev/shm is 64 MB): the book goes with the chunk."""
-        key = (book.book_id, book.content_hash)
-        ref = self._refs.get(key)
-        if ref is not None:
-            self._refs.move_to_end(key)
-            return ref
-        path = os.path.join(self.dir, sha1("\0".join(key).encode()).hexdigest())
+    def _send(self, book: BookFeatures) -> tuple[BookRef, int] | None:
+        """None when the shelf has no room (a container's /dev/shm is 64 MB): the book then
+        goes with its chunk."""
+        path = os.path.join(self.dir, sha1("\0".join(book_key(book)).encode()).hexdigest())
         data = pickle.dumps(book, pickle.HIGHEST_PROTOCOL)
         tmp = path + ".tmp"
         try:
@@ -93,25 +142,16 @@ class FeatureShelf:
         except OSError:
             Path(tmp).unlink(missing_ok=True)
             return None
-        ref = BookRef(path, len(data))
-        self._refs[key] = ref
-        self.bytes += ref.size
-        self.written += 1
-        return ref
+        return BookRef(path, len(data)), len(data)
 
-    def trim(self) -> None:
-        """Remove the least recently sent books beyond ``max_bytes``; call it only when no
-        chunk is in flight (a worker may still have to load any book of the last batch)."""
-        while self.bytes > self.max_bytes and len(self._refs) > 1:
-            _, ref = self._refs.popitem(last=False)
-            self.bytes -= ref.size
-            Path(ref.path).unlink(missing_ok=True)
+    def _drop(self, handle: BookRef) -> None:
+        Path(handle.path).unlink(missing_ok=True)
 
     def close(self) -> None:
         """Remove the shelf and every book on it."""
-        shutil.rmtree(self.dir, ignore_errors=True)
-        self._refs.clear()
+        self._held.clear()
         self.bytes = 0
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 _LOADED: OrderedDict[str, tuple[BookFeatures, int]] = OrderedDict()

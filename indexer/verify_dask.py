@@ -7,6 +7,13 @@ the same FreeDict files. The pairs go in the chunks `indexer.verify_pool` makes,
 same worker function (`indexer.verify_worker.verify_chunk`): each Dask worker loads a lexicon
 once, by its (source, target) key, and keeps it for the job. Results come back in input order.
 
+Each book goes to the cluster once a job, not with every chunk that holds it (most chunks of a
+batch hold most of its books, ~250 KB each for a long one): it is the result of a `hold` task,
+and the chunks take those futures as arguments, so a worker fetches a book at most once and
+keeps it while the job holds the future. The futures of the books least recently sent are
+released after a batch settles, beyond a byte bound (`indexer.feature_shelf.RecentBooks`). A
+book is a task's result, not scattered data, so a worker lost with it costs a rerun of `hold`.
+
 A worker lost mid-chunk is Dask's to handle: the scheduler runs the chunk again elsewhere (a
 `LocalCluster`'s nanny also restarts the process). A chunk that fails anyway — it raised, or
 killed `distributed.scheduler.allowed-failures` + 1 workers — is verified again in the job's
@@ -16,13 +23,41 @@ process and counted in ``fallbacks``, as with the process pool.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
+
+from bookdup.features import BookFeatures
 from bookdup.relate import VerifiedPair
 from indexer.dask_cluster import LOCAL, DaskCluster, require_distributed
+from indexer.feature_shelf import SHELF_MAX_BYTES, RecentBooks, book_key
 from indexer.verify_pool import Closing, Planned, chunk_pairs, split_planned, verify_here
-from indexer.verify_worker import to_task, verify_chunk
+from indexer.verify_worker import hold, to_task, verify_chunk
 
 __all__ = ["LOCAL", "DaskVerifier", "require_distributed"]
+
+
+def _nbytes(book: BookFeatures) -> int:
+    """About the book's size in memory: its arrays, and its words when it has them."""
+    u = book.unique
+    arrays: list[np.ndarray | None] = [book.minhash, book.page_minhashes, book.winnows]
+    arrays += [u.hashes, u.pages, u.stems, u.context]
+    words = 0 if u.words is None else sum(56 + len(w) for w in u.words)
+    return words + sum(0 if a is None else int(a.nbytes) for a in arrays)
+
+
+class ClusterBooks(RecentBooks[Any]):
+    """The job's books on the cluster: each the future of a `hold` task, submitted once."""
+
+    def __init__(self, client: Any, max_bytes: int = SHELF_MAX_BYTES) -> None:
+        super().__init__(max_bytes)
+        self.client = client
+
+    def _send(self, book: BookFeatures) -> tuple[Any, int]:
+        return self.client.submit(hold, book, pure=False), _nbytes(book)
+
+    def _drop(self, handle: Any) -> None:
+        handle.release()
 
 
 class DaskVerifier(DaskCluster, Closing):
@@ -36,22 +71,20 @@ class DaskVerifier(DaskCluster, Closing):
         chunks_per_worker: int = 8,
         min_chunk: int = 4,
         timeout: float = 60.0,
+        max_bytes: int = SHELF_MAX_BYTES,
     ) -> None:
         self.chunks_per_worker = chunks_per_worker
         self.min_chunk = min_chunk
         self.fallbacks = 0  # chunks verified again in-process after a worker failed
         super().__init__(scheduler, workers, timeout)
+        self.books = ClusterBooks(self.client, max_bytes)
 
     def verify(self, planned: Sequence[Planned]) -> list[VerifiedPair | None]:
         """Each pair's `VerifiedPair` (None below its floor), in the order given."""
         if not planned:
             return []
         chunks = split_planned(planned, self.workers * self.chunks_per_worker, self.min_chunk)
-        # one submit a chunk: each graph holds only its chunk's features, and no chunk's key
-        # is shared with another job's (pure=False)
-        futures = [
-            self.client.submit(verify_chunk, [to_task(*p) for p in c], pure=False) for c in chunks
-        ]
+        futures = [self._submit(c) for c in chunks]
         out: list[VerifiedPair | None] = []
         for chunk, future in zip(chunks, futures, strict=True):
             try:
@@ -62,4 +95,12 @@ class DaskVerifier(DaskCluster, Closing):
             else:
                 out.extend(chunk_pairs(chunk, results))
             future.release()
+        self.books.trim()
         return out
+
+    def _submit(self, chunk: Sequence[Planned]) -> Any:
+        """The chunk's task: its pairs with the books by key, and the books' futures, once each
+        (pure=False: no chunk's key is shared with another job's)."""
+        books = {book_key(x): self.books.ref(x) for a, b, _ in chunk for x in (a, b)}
+        tasks = [to_task(*p, book_key) for p in chunk]
+        return self.client.submit(verify_chunk, tasks, *books.values(), pure=False)

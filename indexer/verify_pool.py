@@ -169,13 +169,13 @@ class VerifyPool(Closing):
         if pool is None or not planned:
             return verify_here(planned)
         chunks = split_planned(planned, self.workers * self.chunks_per_worker, self.min_chunk)
-        shelf = self._shelf
-        futures = [pool.submit(verify_chunk, [to_task(*p, shelf) for p in c]) for c in chunks]
+        ref = None if self._shelf is None else self._shelf.ref
+        futures = [pool.submit(verify_chunk, [to_task(*p, ref) for p in c]) for c in chunks]
         out: list[VerifiedPair | None] = []
         for chunk, future in zip(chunks, futures, strict=True):
             out.extend(self._settle(pool, chunk, future))
-        if shelf is not None:
-            shelf.trim()
+        if self._shelf is not None:
+            self._shelf.trim()
         return out
 
     def _settle(

@@ -94,7 +94,7 @@ def test_a_full_shelf_sends_the_book_with_the_chunk(books, tmp_path, monkeypatch
     shelf = FeatureShelf(root=str(tmp_path))
     monkeypatch.setattr(feature_shelf, "open", full, raising=False)
     a, b, plan = planned_pairs()[0]
-    task = to_task(a, b, plan, shelf)
+    task = to_task(a, b, plan, shelf.ref)
     assert task.a is a and task.b is b
     assert shelf.written == 0 and shelf.bytes == 0 and not os.listdir(shelf.dir)
     monkeypatch.undo()

@@ -11,19 +11,21 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bookdup.features import BookFeatures
 from bookdup.verify import Verification
 from indexer import verify_dask
 from indexer.index_dask import DaskExtractor
 from indexer.index_worker import Outcome
 from indexer.verify_dask import DaskVerifier, require_distributed
 from indexer.verify_pool import Planned, open_verifier, verify_here
-from indexer.verify_worker import PairTask, verify_chunk
+from indexer.verify_worker import PairTask, hold, verify_chunk
 from readers import Source
 from tests.indexer.verify_cases import FAKE, needs_lexicon, odd_pair, planned_pairs, same
 
@@ -90,20 +92,64 @@ def test_a_failing_chunk_is_verified_in_the_job(planned, cluster) -> None:
     assert _all_same(got, verify_here(jobs))
 
 
-def _dies_once(marker: str, tasks: list[PairTask]) -> list[Verification | None]:
+def _held_once(log: str, book: BookFeatures) -> BookFeatures:
+    """hold, writing down each time a worker receives a book."""
+    with open(log, "a") as out:
+        out.write(book.book_id + "\n")
+    return hold(book)
+
+
+def test_a_book_goes_to_the_cluster_once_however_many_chunks_hold_it(
+    planned, cluster, monkeypatch, tmp_path: Path
+) -> None:
+    """Twelve chunks of one pair each, every book in six of them, two batches: each book is
+    received by the cluster once, and the results are the in-process ones."""
+    log = tmp_path / "held"
+    monkeypatch.setattr(verify_dask, "hold", functools.partial(_held_once, str(log)))
+    jobs = planned[:4] * 3
+    books = sorted({x.book_id for a, b, _ in jobs for x in (a, b)})
+    with DaskVerifier(cluster.scheduler_address, 2, chunks_per_worker=6, min_chunk=1) as v:
+        got = v.verify(jobs) + v.verify(jobs[::-1])
+        assert v.books.written == len(books) == 4 and v.fallbacks == 0
+    assert sorted(log.read_text().split()) == books
+    want = verify_here(jobs)
+    assert _all_same(got, want + want[::-1])
+
+
+def _settles(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Whether ``check`` holds within ``seconds``: releases reach the scheduler a little later."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_the_books_kept_on_the_cluster_are_bounded(planned, cluster) -> None:
+    """Past the byte bound, a settled batch's older books are released, and sent again when a
+    later batch needs them; the results do not change."""
+    with DaskVerifier(cluster.scheduler_address, 2, min_chunk=1, max_bytes=1) as v:
+        got = v.verify(planned[:4]) + v.verify(planned[:4])
+        assert v.books.written == 4 + 3  # only the last book sent was kept
+        assert _settles(lambda: len(v.client.who_has()) == 1)  # that book, no chunk's result
+    assert _all_same(got, verify_here(planned[:4]) * 2)
+
+
+def _dies_once(marker: str, tasks: list[PairTask], *books: Any) -> list[Verification | None]:
     """verify_chunk, except that the first chunk to run (on any worker) kills its process."""
     try:
         os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
     except FileExistsError:
-        return verify_chunk(tasks)
+        return verify_chunk(tasks, *books)
     os._exit(3)
 
 
-def _dies_on_the_odd_pair(tasks: list[PairTask]) -> list[Verification | None]:
+def _dies_on_the_odd_pair(tasks: list[PairTask], *books: Any) -> list[Verification | None]:
     """verify_chunk, except that the worker process dies on the odd pair, every time."""
     if any(t.lexicon == FAKE for t in tasks):
         os._exit(3)
-    return verify_chunk(tasks)
+    return verify_chunk(tasks, *books)
 
 
 def test_a_worker_killed_mid_run_is_rescheduled_by_dask(
