@@ -332,6 +332,16 @@ def server_said(server_log: Path) -> list[str]:
     ]
 
 
+def log_with_stderr(summary: str, server_log: Path) -> int:
+    """Log ``summary`` with how many lines the server wrote on its stderr, then the last five;
+    returns that count."""
+    said = server_said(server_log)
+    log(f"{summary}; {len(said)} other lines on its stderr")
+    for line in said[-5:]:
+        print(f"    | {line}")
+    return len(said)
+
+
 def descendants(pid: int) -> list[int]:
     """The live processes below ``pid`` (children, their children, …), from /proc."""
     parents: dict[int, list[int]] = {}
@@ -449,17 +459,14 @@ def memory_soak(args: argparse.Namespace, names: IndexNames, corpus: Path) -> No
     after = last[2] + last[3] if last else 0.0
     growth = (after - before) / before * 100 if before else 0.0
     p50, p95 = percentiles(ms or [0.0])
-    errors_log = server_said(server_log)
-    log(
+    log_with_stderr(
         f"{len(ms)} matches in {seconds:.0f} s (p50 {p50:.0f} ms, p95 {p95:.0f} ms, texts "
         f"{min(sizes, default=0) // 1000}–{max(sizes, default=0) // 1000} KB); total RSS "
         f"{before:.0f} MB after match {first[0] if first else 0}, {after:.0f} MB after match "
         f"{last[0] if last else 0}: {growth:+.1f} % (target within 10 %: "
-        f"{'met' if abs(growth) <= 10 else 'missed'}); alive at the end: {alive}; "
-        f"{len(errors_log)} other lines on its stderr"
+        f"{'met' if abs(growth) <= 10 else 'missed'}); alive at the end: {alive}",
+        server_log,
     )
-    for line in errors_log[-5:]:
-        print(f"    | {line}")
     result = {
         "matches": len(ms),
         "rss_after_100_mb": round(before, 1),
@@ -579,14 +586,12 @@ def main() -> None:
     rss_all = [r for _, r, _, _ in sampler.samples]
     start_mb = later[0][1] if later else (rss_all[0] if rss_all else 0.0)
     end_mb = rss_all[-1] if rss_all else 0.0
-    errors_log = server_said(server_log)
-    log(
+    said = log_with_stderr(
         f"server RSS: {start_mb:.0f} MB at minute 1, {end_mb:.0f} MB at the end, max "
         f"{max(rss_all, default=0):.0f} MB, slope {slope_per_min(later):+.2f} MB/min after "
-        f"minute 1; alive at the end: {alive}; {len(errors_log)} other lines on its stderr"
+        f"minute 1; alive at the end: {alive}",
+        server_log,
     )
-    for line in errors_log[-5:]:
-        print(f"    | {line}")
     result = {
         "clients": args.clients,
         "seconds": round(args.seconds),
@@ -604,7 +609,7 @@ def main() -> None:
         rss_max_mb=round(max(rss_all, default=0), 1),
         rss_slope_mb_per_min=round(slope_per_min(later), 2),
         server_alive=int(alive),
-        server_log_lines=len(errors_log),
+        server_log_lines=said,
         load1=load_avg().split()[0],
     )
     result["rss_growth_mb"] = round(end_mb - (rss_all[0] if rss_all else 0.0), 1)
