@@ -62,15 +62,21 @@ class SignalParams:
     min_run_pages: int = 2
     #: Front/back matter shared by unrelated books — the Project Gutenberg header and
     #: licence, publisher adverts — is not shared text. A run is such a *frame* when, in both
-    #: books, it touches the edge (starts in the first / ends in the last ``frame_edge`` of
-    #: the pages) and stays within the front ``frame_front`` / back ``frame_back`` of them;
-    #: pages past the first / last holding unique words do not count (blank, or boilerplate
-    #: the dedup job dropped).
+    #: books, it touches the edge (starts in the first ``frame_edge`` / ends in the last
+    #: ``frame_back_edge`` of the pages) and stays within the front ``frame_front`` / back
+    #: ``frame_back`` of them; pages past the first / last holding unique words do not count
+    #: (blank, or boilerplate the dedup job dropped).
     #: The PG licence (~360 lines) is 10% of a 300-page book but 30% of a tiny one, so the
     #: back allowance is generous; nothing but boilerplate ends both books that way without
     #: anything else in common. Headers are short, and a front allowance of 1/2 would take
     #: an anthology opening with a book's first half for boilerplate.
     frame_edge: float = 0.1
+    #: ... at the back the edge is the book's last words: a licence is the last text of a
+    #: file. Compared alone, every back frame of the 80 real books ends within the last
+    #: 3.1 % of both books' words (877 of 896 on the last page holding words), while an
+    #: anthology's excerpt that stops 8 % before its work's end is no boilerplate (generated
+    #: seed 61 at 2 % noise, z 89-92: it was a frame at the 10 % edge, issue 29).
+    frame_back_edge: float = 0.05
     frame_front: float = 0.25
     frame_back: float = 0.5
     #: ... but a run this long is text, wherever it lies: compared alone (no collection to
@@ -275,7 +281,7 @@ def _frame_side(
     ry = _extent_share(py, ey)
     if max(rx[0], ry[0]) < p.frame_edge and max(rx[1], ry[1]) <= p.frame_front:
         return "front"
-    if min(rx[1], ry[1]) > 1 - p.frame_edge and min(rx[0], ry[0]) >= p.frame_back:
+    if min(rx[1], ry[1]) > 1 - p.frame_back_edge and min(rx[0], ry[0]) >= p.frame_back:
         return "back"
     return None
 

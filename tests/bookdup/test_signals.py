@@ -158,6 +158,24 @@ def test_an_anthology_ending_with_a_works_last_part_shares_text():
 
 
 @needs_data
+def test_an_excerpt_stopping_before_its_works_end_is_not_a_licence():
+    """An anthology closing with a stretch of a work that stops 8 % before the work's end:
+    at the back of both books and shorter than ``frame_max_words``, but a licence is the
+    last text of both files, so this is shared text (issue 29: 0 and 0 as a frame)."""
+    work = gutenberg_lines("pride-en-chapman-pg42671")[300:2300]  # without PG's licence
+    other = gutenberg_lines("sketchbook-en-pg2048")[300:2300]
+    excerpt = work[int(len(work) * 0.6) : int(len(work) * 0.92)]
+    fa = extract_features(book("work", work))
+    fb = extract_features(book("anthology", other + excerpt))
+    verification = verify_pair(fa, fb, threshold=0.0)
+    s = compute_signals(fa, fb, verification)
+    assert 100 < s.n_page_matches < SignalParams().frame_max_words
+    assert 0.28 < s.coverage_x < 0.36 and 0.1 < s.coverage_y < 0.2  # the 32 % excerpt
+    at_ten = replace(SignalParams(), frame_back_edge=0.1)  # the back edge as wide as the front
+    assert compute_signals(fa, fb, verification, params=at_ten).coverage_x == 0.0
+
+
+@needs_data
 def test_words_per_page_are_a_full_pages(alice):
     """A short volume printed denser than its work, with a title page and a last page of a
     few lines: its text ratio against the work is ~1 (the same words where they align), not
