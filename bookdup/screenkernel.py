@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from bookdup.bitlcs import _lcs, _rows
+from bookdup.seededperm import permutations
 
 __all__ = ["Sorted", "screen_lcs", "warm"]
 
@@ -154,8 +155,8 @@ def screen_lcs(a: Sorted, b: Sorted, shuffles: int) -> tuple[int, int, list[int]
     )
     if not ascending or cx.size < 2 or rows[3] == 0:
         return None
-    rng = np.random.default_rng(lcs * 7919 + shared)  # verify._RestrictedLcs.seed
-    perms = np.stack([rng.permutation(first.size) for _ in range(shuffles)])
+    # verify._RestrictedLcs.seed's generator, its permutations drawn compiled
+    perms = permutations(lcs * 7919 + shared, first.size, shuffles)
     return lcs, shared, _shuffled(rows, cx, first, length, perms).tolist()
 
 
@@ -171,3 +172,4 @@ def warm() -> None:
     rank = np.array([0, 1, 1], dtype=np.int32)
     seq = _Sequence(values, rank, np.array([0, 1, 1], dtype=np.int64))
     screen_lcs(seq, seq, 1)
+    permutations(1, 2, 1)
