@@ -7,7 +7,9 @@ The job strings together the stages of `indexer.dedup_stages`:
             → remove stale relations → cluster and write back
 
 Candidate searches of batch i + 1 run in a thread while batch i is verified (`prefetch`), so
-the node's core and the verifier's core work at the same time.
+the node's core and the verifier's core work at the same time; and batch i + 1 is handed to the
+verification workers before batch i is classified and written, so the workers do not wait for
+this process between batches.
 
 Incremental runs (``since``) query with the new books only, against the whole index: pairs
 between two old books were settled by earlier runs and are kept, so the clusters equal those of
@@ -16,6 +18,7 @@ a full run. Every write is idempotent (relation ids are ``a|b``), so a killed ru
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import resource
 import time
@@ -34,12 +37,13 @@ from indexer.dedup_stages import (
     CandidateBatch,
     DedupParams,
     DedupRun,
+    PendingBatch,
     classify_pairs,
     find_candidates,
     prepare,
     select_books,
     stale_relation_ids,
-    verify_candidates,
+    submit_candidates,
     write_actions,
 )
 from indexer.failpoints import failpoint
@@ -183,6 +187,10 @@ class _RelationStream:
         self.seen: set[tuple[str, str]] = set()
         #: screened candidates that did not pass (not seen: a later pass may verify them)
         self.screened_out: set[tuple[str, str]] = set()
+        #: screened candidates handed to the verifier whose batch has not landed yet
+        self.screening: set[tuple[str, str]] = set()
+        #: ... of them, those a later batch offered outright (verified if they fail it)
+        self.awaiting: dict[tuple[str, str], None] = {}
         self.produced: set[str] = set()
         self.queried: set[str] = set()
         self.done = 0
@@ -192,25 +200,43 @@ class _RelationStream:
         self.incremental = False  # a --since run: earlier runs' relations count too
 
     def actions(self) -> Iterator[Action]:
+        """Each batch handed to the verifier before the one before it is classified and
+        written, so the workers verify while this process does the rest (`_InFlight`)."""
         batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
+        flying: _InFlight | None = None
         for found, waited in batches:
             self.summary.add_time("search_wait_s", waited)
             self.summary.add_time("search_s", found.seconds)
             self.summary.add_time("search_cpu_s", found.cpu_seconds)
-            yield from self._settle(found)
+            started = self._start(found)
+            if flying is not None:
+                yield from self._land(flying)
+            flying = started
+        if flying is not None:
+            yield from self._land(flying)
         yield from self._through_translations()
 
-    def _settle(self, found: CandidateBatch) -> Iterator[Action]:
+    def _start(self, found: CandidateBatch) -> _InFlight:
+        """The batch's new pairs handed to the verifier. A pair whose screen is still in
+        flight (an earlier batch's) and that this batch offers outright waits for it: if it
+        fails that screen, it is verified in full when that batch lands, as it would be here."""
         batch, summary = found.batch, self.summary
         summary.skipped.extend(batch.skipped)
         summary.query_books += len(batch.books)
         self.queried.update(batch.ids)
-        fresh = [p for p in dict.fromkeys(found.pairs) if p not in self.seen]
+        offered = list(dict.fromkeys(found.pairs))
+        fresh = [p for p in offered if p not in self.seen]
         # a pair screened out before is verified again only when offered outright
         pairs = [p for p in fresh if p not in self.screened_out or p not in found.screened]
         summary.candidate_pairs += sum(1 for p in pairs if p not in self.screened_out)
-        yield from self._verify(pairs, found.screened.intersection(pairs))
-        self.done += len(batch.ids)
+        waits = (p for p in offered if p in self.screening and p not in found.screened)
+        self.awaiting.update((p, None) for p in waits)
+        flying = self._submit(pairs, found.screened.intersection(pairs))
+        return dataclasses.replace(flying, ids=batch.ids)
+
+    def _land(self, flying: _InFlight) -> Iterator[Action]:
+        yield from self._written(flying)
+        self.done += len(flying.ids)
         self.heartbeat()
         failpoint("dedup.batch")
         if self.progress:
@@ -219,17 +245,31 @@ class _RelationStream:
     def _verify(
         self, pairs: list[tuple[str, str]], screened: frozenset[tuple[str, str]] = frozenset()
     ) -> Iterator[Action]:
-        """Verify, classify and write ``pairs`` (none verified before in this run); those of
-        ``screened`` that fail the screen stay unseen: a later pass may verify them in full."""
-        summary = self.summary
-        self.seen.update(pairs)
+        """Verify, classify and write ``pairs`` (none verified before in this run) now."""
+        yield from self._written(self._submit(pairs, screened))
+
+    def _submit(
+        self, pairs: list[tuple[str, str]], screened: frozenset[tuple[str, str]]
+    ) -> _InFlight:
         started = time.monotonic()
-        verified = verify_candidates(self.run, pairs, self.pool, screened)
+        self.seen.update(pairs)
+        self.screening.update(screened)
+        pending = submit_candidates(self.run, pairs, self.pool, screened)
+        self.summary.add_time("verify_s", time.monotonic() - started)
+        return _InFlight(pairs, screened, pending)
+
+    def _written(self, flying: _InFlight) -> Iterator[Action]:
+        """A batch's verification waited for, classified and written; those of its screened
+        pairs that fail the screen stay unseen: a later pass may verify them in full."""
+        summary, pairs = self.summary, flying.pairs
+        started = time.monotonic()
+        verified = flying.pending.result()
         relations = classify_pairs(verified.pairs)
         summary.add_time("verify_s", time.monotonic() - started)
         summary.verified_pairs += verified.compared
         passed = {pair_key(v.a.book_id, v.b.book_id) for v in verified.pairs}
         out = verified.screened - passed
+        self.screening.difference_update(flying.screened)
         self.seen.difference_update(out)
         self.screened_out.difference_update(pairs)
         self.screened_out.update(out)
@@ -242,6 +282,11 @@ class _RelationStream:
             a, b = relation.a, relation.b
             self.links.append(Link(a.book_id, b.book_id, a.language != b.language))
         yield from write_actions(self.run, relations, RunRecorder.now())
+        again = [p for p in self.awaiting if p in out]
+        for p in flying.screened:
+            self.awaiting.pop(p, None)
+        if again:
+            yield from self._verify(again)
 
     def _through_translations(self) -> Iterator[Action]:
         """Each side of a found translation against the other side's same-language relatives
@@ -263,6 +308,16 @@ class _RelationStream:
             for start in range(0, len(pairs), step):
                 yield from self._verify(pairs[start : start + step])
                 self.heartbeat()
+
+
+@dataclass(frozen=True)
+class _InFlight:
+    """A batch's pairs handed to the verifier, and what to do when it lands."""
+
+    pairs: list[tuple[str, str]]
+    screened: frozenset[tuple[str, str]]
+    pending: PendingBatch
+    ids: list[str] = field(default_factory=list)  # its query books
 
 
 def _write_relations(run: DedupRun, summary: DedupSummary, stream: _RelationStream) -> None:

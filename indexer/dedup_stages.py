@@ -27,7 +27,14 @@ from bookdup.relate import (
     prepare_lexicons,
     stored_direction,
 )
-from indexer.verify_pool import Planned, Verifier, default_verify_workers, verify_here
+from indexer.verify_pool import (
+    Done,
+    Pending,
+    Planned,
+    Verifier,
+    default_verify_workers,
+    verify_here,
+)
 from readers.dictionaries import Dictionaries
 from store.bulk import Action
 from store.candidates import (
@@ -189,24 +196,53 @@ def plan_candidates(
     return planned
 
 
+@dataclass(frozen=True)
+class PendingBatch:
+    """A batch's planned pairs handed to the verifier; `result` waits for their verification."""
+
+    planned: list[Planned]
+    pending: Pending
+
+    @property
+    def screened(self) -> frozenset[tuple[str, str]]:
+        """The planned pairs that go through the order screen."""
+        return frozenset(
+            pair_key(a.book_id, b.book_id) for a, b, p in self.planned if p.screen_z is not None
+        )
+
+    def result(self) -> VerifiedBatch:
+        results = self.pending.result()
+        return VerifiedBatch(
+            [v for v in results if v is not None], len(self.planned), self.screened
+        )
+
+
+def submit_candidates(
+    run: DedupRun,
+    pairs: Sequence[tuple[str, str]],
+    pool: Verifier | None = None,
+    screened: AbstractSet[tuple[str, str]] = frozenset(),
+) -> PendingBatch:
+    """Stage 3, started: the pairs that a lexicon makes comparable, planned and handed to
+    ``pool``'s workers (same results, same order), else verified now in this process.
+
+    Pairs below the classifier's floors are dropped in verification, before any page
+    signal, and the pairs of ``screened`` that fail their order screen before that.
+    """
+    planned = plan_candidates(run, pairs, screened)
+    pending = pool.submit(planned) if pool is not None else Done(verify_here(planned))
+    return PendingBatch(planned, pending)
+
+
 def verify_candidates(
     run: DedupRun,
     pairs: Sequence[tuple[str, str]],
     pool: Verifier | None = None,
     screened: AbstractSet[tuple[str, str]] = frozenset(),
 ) -> VerifiedBatch:
-    """Stage 3: LCS verification of each pair that a lexicon makes comparable, in ``pool``'s
-    workers when given (same results, same order), else in this process.
-
-    Pairs below the classifier's its floors are dropped here, before any page signal, and
-    the pairs of ``screened`` that fail their order screen before that.
-    """
-    planned = plan_candidates(run, pairs, screened)
-    results = pool.verify(planned) if pool is not None else verify_here(planned)
-    screened_ids = (pair_key(a.book_id, b.book_id) for a, b, p in planned if p.screen_z is not None)
-    return VerifiedBatch(
-        [v for v in results if v is not None], len(planned), frozenset(screened_ids)
-    )
+    """Stage 3: LCS verification of each pair that a lexicon makes comparable
+    (`submit_candidates`, waited for)."""
+    return submit_candidates(run, pairs, pool, screened).result()
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ import pickle
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
@@ -85,6 +86,7 @@ class RecentBooks(ABC, Generic[H]):
         self.bytes = 0
         self.written = 0  # books sent (a book dropped and sent again counts twice)
         self._held: OrderedDict[BookKey, tuple[H, int]] = OrderedDict()
+        self._pinned: Counter[BookKey] = Counter()  # books of the batches in flight
 
     @abstractmethod
     def _send(self, book: BookFeatures) -> tuple[H, int] | None:
@@ -111,11 +113,24 @@ class RecentBooks(ABC, Generic[H]):
         self.written += 1
         return handle
 
+    def pin(self, keys: Iterable[BookKey]) -> None:
+        """A batch in flight reads these books: `trim` keeps them until they are unpinned."""
+        self._pinned.update(keys)
+
+    def unpin(self, keys: Iterable[BookKey]) -> None:
+        """The batch that pinned ``keys`` settled."""
+        self._pinned.subtract(keys)
+        self._pinned = +self._pinned  # drop the zeros
+
     def trim(self) -> None:
-        """Drop the least recently sent books beyond ``max_bytes``; call it only when no
-        chunk is in flight (a worker may still need any book of the last batch)."""
-        while self.bytes > self.max_bytes and len(self._held) > 1:
-            _, (handle, size) = self._held.popitem(last=False)
+        """Drop the least recently sent books beyond ``max_bytes``, except those a batch in
+        flight still reads (`pin`)."""
+        for key in list(self._held):
+            if self.bytes <= self.max_bytes or len(self._held) <= 1:
+                return
+            if self._pinned[key] > 0:
+                continue
+            handle, size = self._held.pop(key)
             self.bytes -= size
             self._drop(handle)
 

@@ -30,8 +30,17 @@ import numpy as np
 from bookdup.features import BookFeatures
 from bookdup.relate import VerifiedPair
 from indexer.dask_cluster import LOCAL, DaskCluster, require_distributed
-from indexer.feature_shelf import SHELF_MAX_BYTES, RecentBooks, book_key
-from indexer.verify_pool import Closing, Planned, chunk_pairs, split_planned, verify_here
+from indexer.feature_shelf import SHELF_MAX_BYTES, BookKey, RecentBooks, book_key
+from indexer.verify_pool import (
+    Closing,
+    Done,
+    Pending,
+    Planned,
+    batch_books,
+    chunk_pairs,
+    split_planned,
+    verify_here,
+)
 from indexer.verify_worker import hold, to_task, verify_chunk
 
 __all__ = ["LOCAL", "DaskVerifier", "require_distributed"]
@@ -79,24 +88,30 @@ class DaskVerifier(DaskCluster, Closing):
         super().__init__(scheduler, workers, timeout)
         self.books = ClusterBooks(self.client, max_bytes)
 
-    def verify(self, planned: Sequence[Planned]) -> list[VerifiedPair | None]:
-        """Each pair's `VerifiedPair` (None below its floor), in the order given."""
+    def submit(self, planned: Sequence[Planned]) -> Pending:
+        """The batch's chunks submitted to the cluster."""
         if not planned:
-            return []
+            return Done([])
         chunks = split_planned(planned, self.workers * self.chunks_per_worker, self.min_chunk)
-        futures = [self._submit(c) for c in chunks]
-        out: list[VerifiedPair | None] = []
-        for chunk, future in zip(chunks, futures, strict=True):
-            try:
-                results = future.result()
-            except Exception:  # raised in the worker, or KilledWorker: verify it here
-                self.fallbacks += 1
-                out.extend(verify_here(chunk))
-            else:
-                out.extend(chunk_pairs(chunk, results))
+        books = list(batch_books(planned))
+        self.books.pin(books)
+        return _DaskBatch(self, chunks, [self._submit(c) for c in chunks], books)
+
+    def _settle(self, chunk: Sequence[Planned], future: Any) -> list[VerifiedPair | None]:
+        """The chunk's results from the cluster; verified here when it failed there."""
+        try:
+            results = future.result()
+        except Exception:  # raised in the worker, or KilledWorker: verify it here
+            self.fallbacks += 1
+            return verify_here(chunk)
+        finally:
             future.release()
+        return chunk_pairs(chunk, results)
+
+    def _landed(self, books: list[BookKey]) -> None:
+        """A batch settled: the futures of its books may be released."""
+        self.books.unpin(books)
         self.books.trim()
-        return out
 
     def _submit(self, chunk: Sequence[Planned]) -> Any:
         """The chunk's task: its pairs with the books by key, and the books' futures, once each
@@ -104,3 +119,23 @@ class DaskVerifier(DaskCluster, Closing):
         books = {book_key(x): self.books.ref(x) for a, b, _ in chunk for x in (a, b)}
         tasks = [to_task(*p, book_key) for p in chunk]
         return self.client.submit(verify_chunk, tasks, *books.values(), pure=False)
+
+
+class _DaskBatch:
+    """A batch's chunks on the cluster."""
+
+    def __init__(
+        self,
+        owner: DaskVerifier,
+        chunks: list[Sequence[Planned]],
+        futures: list[Any],
+        books: list[BookKey],
+    ) -> None:
+        self.owner, self.chunks, self.futures, self.books = owner, chunks, futures, books
+
+    def result(self) -> list[VerifiedPair | None]:
+        out: list[VerifiedPair | None] = []
+        for chunk, future in zip(self.chunks, self.futures, strict=True):
+            out.extend(self.owner._settle(chunk, future))
+        self.owner._landed(self.books)
+        return out

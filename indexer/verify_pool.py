@@ -11,13 +11,15 @@ crashed pool is replaced, a few times at most; then the job goes on in-process.
 
 `Verifier` is the seam the dedup job holds: this process pool, or the Dask one
 (`indexer.verify_dask`, `--scheduler`), which chunks, orders and falls back the same way.
+`submit` hands a batch to the workers and returns at once (`Pending`), so the job can plan the
+next batch, and classify and write the last one, while the workers verify.
 """
 
 from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
@@ -27,13 +29,15 @@ from bookdup import bitlcs, screenkernel
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
 from bookdup.verify import Verification
-from indexer.feature_shelf import FeatureShelf
+from indexer.feature_shelf import BookKey, FeatureShelf, book_key
 from indexer.verify_worker import init_worker, to_task, verify_chunk
 from readers.dictionaries import Dictionaries
 
 __all__ = [
     "MAX_DEFAULT_WORKERS",
     "Closing",
+    "Done",
+    "Pending",
     "Planned",
     "Verifier",
     "VerifyPool",
@@ -61,18 +65,52 @@ def verify_here(planned: Sequence[Planned]) -> list[VerifiedPair | None]:
     return [verify_planned(a, b, plan) for a, b, plan in planned]
 
 
+class Pending(Protocol):
+    """A batch handed to the workers; `result` waits for it."""
+
+    def result(self) -> list[VerifiedPair | None]:
+        """Each pair's `VerifiedPair` (None below its floor), in the order submitted."""
+        ...
+
+
+class Done:
+    """A batch already verified (in-process, or empty)."""
+
+    def __init__(self, results: list[VerifiedPair | None]) -> None:
+        self.results = results
+
+    def result(self) -> list[VerifiedPair | None]:
+        return self.results
+
+
 class Verifier(Protocol):
-    """What the dedup job verifies through: pairs in, results in the same order, then closed."""
+    """What the dedup job verifies through: batches of pairs in, each batch's results in the
+    same order (`submit` returns before they are ready), then closed."""
 
     fallbacks: int  # chunks verified again in the job's process after a worker failed
+
+    def submit(self, planned: Sequence[Planned]) -> Pending: ...
 
     def verify(self, planned: Sequence[Planned]) -> list[VerifiedPair | None]: ...
 
     def close(self) -> None: ...
 
 
+def batch_books(planned: Sequence[Planned]) -> Iterator[BookKey]:
+    """The keys of the books a batch reads, once each."""
+    return iter(dict.fromkeys(book_key(x) for a, b, _ in planned for x in (a, b)))
+
+
 class Closing(ABC):
-    """``with verifier:`` closes it on any error or interrupt."""
+    """``with verifier:`` closes it on any error or interrupt; `verify` waits for a batch."""
+
+    @abstractmethod
+    def submit(self, planned: Sequence[Planned]) -> Pending:
+        """The batch handed to the workers."""
+
+    def verify(self, planned: Sequence[Planned]) -> list[VerifiedPair | None]:
+        """Each pair's `VerifiedPair` (None below its floor), in the order given."""
+        return self.submit(planned).result()
 
     @abstractmethod
     def close(self) -> None:
@@ -163,20 +201,18 @@ class VerifyPool(Closing):
         pool.submit(int)  # with fork, the first submit starts every worker
         return pool
 
-    def verify(self, planned: Sequence[Planned]) -> list[VerifiedPair | None]:
-        """Each pair's `VerifiedPair` (None below its floor), in the order given."""
+    def submit(self, planned: Sequence[Planned]) -> Pending:
+        """The batch's chunks queued on the workers (in-process: verified now)."""
         pool = self._pool
         if pool is None or not planned:
-            return verify_here(planned)
+            return Done(verify_here(planned))
         chunks = split_planned(planned, self.workers * self.chunks_per_worker, self.min_chunk)
-        ref = None if self._shelf is None else self._shelf.ref
-        futures = [pool.submit(verify_chunk, [to_task(*p, ref) for p in c]) for c in chunks]
-        out: list[VerifiedPair | None] = []
-        for chunk, future in zip(chunks, futures, strict=True):
-            out.extend(self._settle(pool, chunk, future))
+        ref, books = None, list(batch_books(planned))
         if self._shelf is not None:
-            self._shelf.trim()
-        return out
+            ref = self._shelf.ref
+            self._shelf.pin(books)
+        futures = [pool.submit(verify_chunk, [to_task(*p, ref) for p in c]) for c in chunks]
+        return _PoolBatch(self, pool, chunks, futures, books)
 
     def _settle(
         self,
@@ -197,6 +233,12 @@ class VerifyPool(Closing):
             return verify_here(chunk)
         return chunk_pairs(chunk, results)
 
+    def _landed(self, books: list[BookKey]) -> None:
+        """A batch settled: its books may leave the shelf."""
+        if self._shelf is not None:
+            self._shelf.unpin(books)
+            self._shelf.trim()
+
     def _replace(self) -> None:
         """A worker died: a new pool, or none (in-process) once the restarts are used up."""
         if self._pool is not None:
@@ -212,3 +254,30 @@ class VerifyPool(Closing):
         if self._shelf is not None:
             self._shelf.close()
             self._shelf = None
+
+
+class _PoolBatch:
+    """A batch's chunks on the process pool."""
+
+    def __init__(
+        self,
+        owner: VerifyPool,
+        pool: ProcessPoolExecutor,
+        chunks: list[Sequence[Planned]],
+        futures: list[Future[list[Verification | None]]],
+        books: list[BookKey],
+    ) -> None:
+        self.owner, self.pool, self.chunks, self.futures, self.books = (
+            owner,
+            pool,
+            chunks,
+            futures,
+            books,
+        )
+
+    def result(self) -> list[VerifiedPair | None]:
+        out: list[VerifiedPair | None] = []
+        for chunk, future in zip(self.chunks, self.futures, strict=True):
+            out.extend(self.owner._settle(self.pool, chunk, future))
+        self.owner._landed(self.books)
+        return out

@@ -52,6 +52,21 @@ def test_trim_keeps_the_recent_books_within_the_bound(books, tmp_path) -> None:
     shelf.close()
 
 
+def test_trim_keeps_the_books_of_a_batch_in_flight(books, tmp_path) -> None:
+    shelf = FeatureShelf(max_bytes=1, root=str(tmp_path))
+    refs = [shelf.ref(b) for b in books]
+    flying = [feature_shelf.book_key(books[0]), feature_shelf.book_key(books[1])]
+    shelf.pin(flying)
+    shelf.pin(flying[:1])  # two batches read the first book
+    shelf.trim()  # over the bound, but the pinned books stay: a worker may still read them
+    assert [Path(r.path).exists() for r in refs] == [True, True] + [False] * (len(books) - 2)
+    shelf.unpin(flying)  # the first batch landed: the second still reads books[0]
+    shelf.trim()
+    assert [Path(r.path).exists() for r in refs[:2]] == [True, False]
+    assert shelf.bytes == refs[0].size  # the bound, but one book always stays
+    shelf.close()
+
+
 def test_the_worker_cache_is_bounded(books, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(feature_shelf, "_LOADED", type(feature_shelf._LOADED)())
     monkeypatch.setattr(feature_shelf, "_loaded_bytes", 0)

@@ -15,7 +15,7 @@ import pytest
 
 import store.candidates
 from bookdup.features import extract_features
-from indexer.dedup_job import DedupSummary, run_dedup
+from indexer.dedup_job import DedupParams, DedupSummary, run_dedup
 from indexer.index_job import IndexOptions, run_index
 from query.context import ReadSide
 from query.match import find_related, read_one_book
@@ -38,13 +38,13 @@ def corpus(tmp_path):
     ]
 
 
-def index_and_dedup(es_client, paths) -> tuple[DedupSummary, dict[str, str]]:  # type: ignore[no-untyped-def]
+def index_and_dedup(es_client, paths, params=None) -> tuple[DedupSummary, dict[str, str]]:  # type: ignore[no-untyped-def]
     """Index ``paths`` into fresh indices, run a full dedup: its summary and the stored
     relations by pair id (the indices are dropped)."""
     names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
     try:
         run_index(es_client, names, paths, IndexOptions(workers=1))
-        summary = run_dedup(es_client, names)
+        summary = run_dedup(es_client, names, params=params)
         es_client.indices.refresh(index=names.relations)
         found = {
             h["_id"]: h["_source"]["relation"] for h in iter_documents(es_client, names.relations)
@@ -152,3 +152,29 @@ def test_a_screened_out_translation_is_verified_in_full_through_its_edition(
     assert summary.pairs_through_translations == 1
     assert found[f"{DE}|{EN_REPAG}"] == "TRANSLATION"
     assert summary.candidate_pairs == 3  # the screened-out pair counted once
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_pair_the_next_batch_offers_outright_while_its_screen_is_in_flight(
+    es_client, corpus, monkeypatch, workers
+) -> None:
+    """The job hands a batch to the workers before it reads the one before. A pair that the
+    first batch screens (and that fails) and the second offers outright is verified in full,
+    in the main pass, as it is when the batches run one after the other."""
+    import bookdup.relate
+
+    searched = store.candidates.CandidateSearcher.screened_candidates
+    batches = iter(range(10))
+
+    def offering(searcher, batch):  # type: ignore[no-untyped-def]
+        n = next(batches)
+        yield from ((p, s) for p, s in searched(searcher, batch) if p != MISSED)
+        if n < 2:
+            yield MISSED, n == 0  # screened by the first batch, outright by the second
+
+    monkeypatch.setattr(store.candidates.CandidateSearcher, "screened_candidates", offering)
+    monkeypatch.setattr(bookdup.relate, "SCREEN_Z", float("inf"))
+    params = DedupParams(batch_size=1, verify_workers=workers)
+    summary, found = index_and_dedup(es_client, corpus, params)
+    assert found[f"{DE}|{EN_REPAG}"] == "TRANSLATION"
+    assert summary.pairs_through_translations == 0  # not left to the pass through editions

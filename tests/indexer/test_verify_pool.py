@@ -13,6 +13,7 @@ import pytest
 from bookdup.relate import verify_detached, verify_planned
 from bookdup.verify import Verification
 from indexer import verify_pool
+from indexer.feature_shelf import FeatureShelf
 from indexer.verify_pool import Planned, VerifyPool, verify_here
 from indexer.verify_worker import PairTask, verify_chunk
 from tests.indexer.verify_cases import (
@@ -54,6 +55,24 @@ def test_a_pool_gives_the_in_process_results_in_order(planned) -> None:
         assert shelf.written == len({b.book_id for p in planned for b in p[:2]})
     assert not os.path.exists(shelf.dir)
     assert all(same(g, w) for g, w in zip(got, want + want[::-1], strict=True))
+
+
+@needs_lexicon
+def test_batches_in_flight_together_give_the_in_process_results(planned, monkeypatch) -> None:
+    """The dedup job hands a batch over before the one before it is read: each batch's
+    results are its own, and a shelf over its bound keeps the books a batch still reads."""
+    monkeypatch.setattr(verify_pool, "FeatureShelf", lambda: FeatureShelf(max_bytes=1))
+    want = verify_here(planned)
+    with VerifyPool(2, min_chunk=1) as pool:
+        first = pool.submit(planned)
+        second = pool.submit(planned[::-1])
+        third = pool.submit(planned[:3])
+        got = [first.result(), second.result(), third.result()]
+        assert pool.fallbacks == 0  # no worker missed a book the shelf dropped
+        shelf = pool._shelf
+        assert shelf is not None and len(shelf._held) == 1  # all landed: trimmed to its bound
+    for results, expected in zip(got, [want, want[::-1], want[:3]], strict=True):
+        assert all(same(g, w) for g, w in zip(results, expected, strict=True))
 
 
 def test_a_failing_worker_loses_no_pair(planned) -> None:
