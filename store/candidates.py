@@ -29,13 +29,14 @@ from bookdup.boilerplate import common_df, frequent_df
 from bookdup.dictionary import Dictionary
 from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
 from bookdup.pairs import pair_key
+from bookdup.pivot import QUERY_SENSES, PivotLexicons, key_terms, pivot_keys
 from bookdup.query_terms import WeightedLexicon, heaviest_translations, weighted_lexicon
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
 from bookdup.winnow import KeyFrequencies, consistent_sample
 from store.iterate import iter_documents
-from store.keys import BANDS, STEMS, UNIQ, WINNOWS, aggregated_keys
+from store.keys import BANDS, PIVOTS, STEMS, UNIQ, WINNOWS, aggregated_keys
 from store.msearch import DFS, msearch
 from store.retry import with_retries
 
@@ -99,6 +100,14 @@ class CandidateParams:
     # ... and at least this share of the keys sampled: unrelated books share a few 3-grams of
     # the band by chance, true pairs a run of text.
     winnow_min_shared_fraction: float = 0.04
+    # Issue 27 (off by default): also query the pivot pair keys (``bookdup.pivot``, indexed by
+    # an index job with ``IndexOptions.pivot_pairs``); their hits join the translated ones.
+    pivot_pairs: bool = False
+    # A pivot query's keys (thousands) go in searches of at most this many clauses (under the
+    # node's indices.query.bool.max_clause_count, 4,096); each asks for this many hits, and
+    # the client sums each book's scores over the searches.
+    pivot_query_chunk: int = 4000
+    pivot_chunk_hits: int = 200
 
     def winnow_minimum(self, n_terms: int) -> int:
         """Sampled winnowed keys a candidate must share with a query of ``n_terms`` keys."""
@@ -359,6 +368,8 @@ class StopLists:
     #: sorted uint32 hashes of the unique words held by more than ``common_df`` books (boilerplate
     #: everywhere): dropped from verification
     common: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.uint32))
+    #: pivot pair keys held by more than ``max_df`` books (read only with ``pivot_pairs``)
+    pivots: frozenset[str] = frozenset()
 
     @property
     def n_terms(self) -> int:
@@ -382,6 +393,7 @@ class StopLists:
         held = high_df_terms(client, index, UNIQ_FIELD, frequent_df(n_books) - 1)
         common = high_df_terms(client, index, UNIQ_FIELD, common_df(n_books))
         table = winnow_frequencies(client, index) if winnows else None
+        pivots = high_df_terms(client, index, PIVOTS.field, max_df) if params.pivot_pairs else set()
         return cls(
             n_books,
             max_df,
@@ -391,6 +403,7 @@ class StopLists:
             _sorted_hashes(high[STEMS_FIELD]),
             table,
             _sorted_hashes(common),
+            frozenset(pivots),
         )
 
 
@@ -460,6 +473,7 @@ class CandidateSearcher:
         self.lexicons = lexicons
         self.languages = languages
         self._weighted: dict[Dictionary, WeightedLexicon] = {}
+        self._pivot_lexicons: PivotLexicons | None = None
 
     def _uniq_body(
         self,
@@ -533,11 +547,8 @@ class CandidateSearcher:
             out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
         # sorted once for all target languages: a repeated stem adds no term
         stems = distinct(f.unique.stems) if f.unique.stems is not None else None
-        for target in self.lexicons.targets(f.language):
-            # a lexicon is loaded only when books of its target language are indexed
-            dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
-            if dictionary is not None:
-                out.append((target, self._translated_body(f, target, dictionary, stems)))
+        for target, dictionary in self._targets(f):
+            out.append((target, self._translated_body(f, target, dictionary, stems)))
         return [(kind, q) for kind, q in out if not q.hopeless]
 
     def _translated_body(
@@ -596,19 +607,70 @@ class CandidateSearcher:
         language) with ``idf_translations``; the others count shared keys."""
         return self.params.idf_translations and kind not in SAME_LANGUAGE_KINDS
 
+    def _targets(self, f: BookFeatures) -> Iterator[tuple[str, Dictionary]]:
+        """Each indexed language a lexicon from ``f``'s reaches, with that lexicon."""
+        for target in self.lexicons.targets(f.language):
+            # a lexicon is loaded only when books of its target language are indexed
+            dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
+            if dictionary is not None:
+                yield target, dictionary
+
+    def pivot_queries(self, f: BookFeatures) -> list[tuple[str, list[CandidateQuery]]]:
+        """(target language, searches) of ``f``'s pivot pair keys (``pivot_pairs``): its keys
+        with ``QUERY_SENSES`` senses a word, stopped ones left out, split into searches of
+        ``pivot_query_chunk`` clauses whose scores (Σ idf) the caller sums per book."""
+        p = self.params
+        if not p.pivot_pairs:
+            return []
+        if self._pivot_lexicons is None:
+            self._pivot_lexicons = PivotLexicons.from_lexicons(self.lexicons)
+        keys = pivot_keys(f.unique.stems, f.language, self._pivot_lexicons, QUERY_SENSES)
+        terms = [t for t in key_terms(keys) if t not in self.stop.pivots]
+        step = p.pivot_query_chunk
+        chunks = [terms[i : i + step] for i in range(0, len(terms), step)]
+        hits = p.pivot_chunk_hits
+        return [
+            (
+                target,
+                [
+                    CandidateQuery(f.book_id, PIVOTS.field, c, 1, hits, language=target, idf=True)
+                    for c in chunks
+                ],
+            )
+            for target, _ in self._targets(f)
+            if chunks
+        ]
+
     def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
-        """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""
-        queries: list[tuple[str, str]] = []
+        """Every query of every book of ``batch`` with its hits, best first (one _msearch);
+        a pivot query's searches come back as one list (scores summed per book)."""
+        queries: list[tuple[str, str, int]] = []  # owner, kind, pivot group (-1: none)
         bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
         for f in batch:
             for kind, query in self.labelled_queries(f):
-                queries.append((f.book_id, kind))
+                queries.append((f.book_id, kind, -1))
                 bodies.append(query.json())
                 types.append(DFS if self._scored_by_idf(kind) else None)
+            for target, searches in self.pivot_queries(f):
+                group = len(queries)
+                for query in searches:
+                    queries.append((f.book_id, target, group))
+                    bodies.append(query.json())
+                    types.append(DFS)
         responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
-        for (owner, kind), response in zip(queries, responses, strict=True):
-            yield RankedCandidates(owner, kind, hits_with_scores(response))
+        summed: dict[int, dict[str, float]] = {}
+        for (owner, kind, group), response in zip(queries, responses, strict=True):
+            if group < 0:
+                yield RankedCandidates(owner, kind, hits_with_scores(response))
+                continue
+            scores = summed.setdefault(group, {})
+            for book, score in hits_with_scores(response):
+                scores[book] = scores.get(book, 0.0) + score
+        for group, scores in summed.items():
+            owner, kind, _ = queries[group]
+            best = sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))
+            yield RankedCandidates(owner, kind, best[: self.params.translation_hits])
 
     def screened_candidates(
         self, batch: Sequence[BookFeatures]

@@ -349,3 +349,59 @@ def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_ste
     hashes, _, _ = translate_with_source(None, f.unique.pages, stemmed, hashes=f.unique.stems)
     picked = sample_terms(hashes, stop.stems, params.target_query_terms, STEM_MODULUS)
     assert query.weights is None and list(query.terms) == picked and len(picked) > 100
+
+
+def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_scores() -> None:
+    """Issue 27: without ``pivot_pairs`` nothing is added (the job's searches are today's);
+    with it, a translated book's pivot keys (stopped ones left out) go in searches of at most
+    ``pivot_query_chunk`` idf-scored clauses, one group per target language, whose hits come
+    back as one list: each book's scores summed, best first, capped, ties by book id."""
+    import dataclasses
+
+    from bookdup.features import extract_features
+    from bookdup.model import Book
+    from bookdup.pivot import QUERY_SENSES, PivotLexicons, key_terms, pivot_keys
+    from tests.bookdup.test_pivot import _Lexicons, _words
+
+    rng = np.random.default_rng(27)
+    english, german = _words(rng, 1500, "e"), _words(rng, 1500, "d")
+    lexicons = _Lexicons(english, german, rng)
+    f = extract_features(Book(id="q", pages=[" ".join(german[:1200])], language="de"))
+    keys = key_terms(pivot_keys(f.unique.stems, "de", PivotLexicons.from_lexicons(lexicons), 3))
+    assert QUERY_SENSES == 3 and len(keys) > 5000
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, None, empty)
+    stop = dataclasses.replace(stop, pivots=frozenset(keys[:100]))
+    sent: list = []
+
+    class Client:
+        def msearch(self, searches: list, **_options):
+            sent.extend(searches)
+            bodies = searches[1::2]
+            answers = [{"hits": {"hits": []}} for _ in bodies]
+            for at, body in enumerate(bodies):
+                if '"pivots"' in body:  # each pivot search: b1 and b2 score 1, b3 once 1.5
+                    hits = [[1.0, "b1"], [1.0, "b2"]] + ([[1.5, "b3"]] if at % 2 else [])
+                    answers[at] = {"hits": {"hits": [{"sort": h} for h in hits]}}
+            return type("R", (), {"body": {"responses": answers}})()
+
+    off = candidates.CandidateParams()
+    on = dataclasses.replace(off, pivot_pairs=True, pivot_query_chunk=2000)
+    for params, want in ((off, 0), (on, 1)):
+        searcher = candidates.CandidateSearcher(Client(), "books", params, stop, lexicons, {"en"})  # type: ignore[arg-type]
+        groups = searcher.pivot_queries(f)
+        assert len(groups) == want
+    assert searcher.labelled_queries(f)  # today's queries stay
+    ((target, searches),) = groups
+    asked = [t for q in searches for t in q.terms]
+    assert target == "en" and len(searches) == -(-(len(keys) - 100) // 2000)
+    assert sorted(asked) == sorted(keys[100:]) and all(len(q.terms) <= 2000 for q in searches)
+    assert all(q.idf and q.language == "en" and q.field == "pivots" for q in searches)
+    found = [r for r in searcher.ranked([f]) if r.kind == "en"]
+    n = len(searches)
+    pivot_lists = [r.hits for r in found if {"b1", "b2"} <= {b for b, _ in r.hits}]
+    assert pivot_lists == [
+        sorted([("b1", float(n)), ("b2", float(n)), ("b3", 1.5 * (n // 2))], key=lambda h: -h[1])
+    ]
+    dfs = [h for h in sent[0::2] if h.get("search_type") == "dfs_query_then_fetch"]
+    assert len(dfs) >= n
