@@ -107,7 +107,13 @@ class CandidateParams:
     # node's indices.query.bool.max_clause_count, 4,096); each asks for this many hits, and
     # the client sums each book's scores over the searches.
     pivot_query_chunk: int = 4000
-    pivot_chunk_hits: int = 200
+    pivot_chunk_hits: int = 300
+    # Summed hits kept per pivot query (the first ``max_translation_candidates`` verified,
+    # the rest screened, as a translated query's).
+    pivot_hits: int = 45
+    # Senses a query word expands to (``bookdup.pivot.QUERY_SENSES``: the offline study's);
+    # a search's cost grows with its keys, about senses² a pair.
+    pivot_query_senses: int = QUERY_SENSES
 
     def winnow_minimum(self, n_terms: int) -> int:
         """Sampled winnowed keys a candidate must share with a query of ``n_terms`` keys."""
@@ -265,6 +271,9 @@ class CandidateQuery:
     exclude_language: str | None = None
     weights: Sequence[float] | None = None  # floats (``json``'s clauses write them as such)
     idf: bool = False
+    #: each hit's language as a third sort value (after the unique book id: the order is the
+    #: same): a query across languages splits its hits by language (``pivot_queries``)
+    hit_language: bool = False
 
     @property
     def hopeless(self) -> bool:
@@ -314,7 +323,8 @@ class CandidateQuery:
             # Ties in the number of shared keys are common, and the cap cuts through them:
             # break them by book id, not by document order (which every write to a book
             # changes), so the same index gives the same candidates on every run.
-            "sort": [{"_score": "desc"}, {"book_id": "asc"}],
+            "sort": [{"_score": "desc"}, {"book_id": "asc"}]
+            + ([{"language": "asc"}] if self.hit_language else []),
             # The hit's score and id come back as its sort values (doc values): no stored
             # field is read, so the node does not decompress each hit's whole source (a
             # book's features, ~100 KB) to return its id — 2-6x less node time a query
@@ -615,62 +625,66 @@ class CandidateSearcher:
             if dictionary is not None:
                 yield target, dictionary
 
-    def pivot_queries(self, f: BookFeatures) -> list[tuple[str, list[CandidateQuery]]]:
-        """(target language, searches) of ``f``'s pivot pair keys (``pivot_pairs``): its keys
-        with ``QUERY_SENSES`` senses a word, stopped ones left out, split into searches of
-        ``pivot_query_chunk`` clauses whose scores (Σ idf) the caller sums per book."""
+    def pivot_queries(self, f: BookFeatures) -> list[CandidateQuery]:
+        """The searches of ``f``'s pivot pair keys (``pivot_pairs``): its keys with
+        ``QUERY_SENSES`` senses a word, stopped ones left out, in searches of at most
+        ``pivot_query_chunk`` clauses over the other languages' books, whose scores (Σ idf)
+        the caller sums per book. One set for every target language: a book's keys are the
+        same whichever it is, and a term's lookup is most of a search's cost."""
         p = self.params
-        if not p.pivot_pairs:
+        if not p.pivot_pairs or not any(True for _ in self._targets(f)):
             return []
         if self._pivot_lexicons is None:
             self._pivot_lexicons = PivotLexicons.from_lexicons(self.lexicons)
-        keys = pivot_keys(f.unique.stems, f.language, self._pivot_lexicons, QUERY_SENSES)
+        keys = pivot_keys(f.unique.stems, f.language, self._pivot_lexicons, p.pivot_query_senses)
         terms = [t for t in key_terms(keys) if t not in self.stop.pivots]
         step = p.pivot_query_chunk
-        chunks = [terms[i : i + step] for i in range(0, len(terms), step)]
-        hits = p.pivot_chunk_hits
         return [
-            (
-                target,
-                [
-                    CandidateQuery(f.book_id, PIVOTS.field, c, 1, hits, language=target, idf=True)
-                    for c in chunks
-                ],
+            CandidateQuery(
+                f.book_id,
+                PIVOTS.field,
+                terms[i : i + step],
+                1,
+                p.pivot_chunk_hits,
+                exclude_language=f.language,
+                idf=True,
+                hit_language=True,
             )
-            for target, _ in self._targets(f)
-            if chunks
+            for i in range(0, len(terms), step)
         ]
 
     def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
         """Every query of every book of ``batch`` with its hits, best first (one _msearch);
-        a pivot query's searches come back as one list (scores summed per book)."""
-        queries: list[tuple[str, str, int]] = []  # owner, kind, pivot group (-1: none)
+        a book's pivot searches come back as one list per target language, each book's
+        scores summed."""
+        queries: list[tuple[str, str]] = []  # owner, kind ("pivots": a pivot search)
         bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
+        targets: dict[str, set[str]] = {}
         for f in batch:
             for kind, query in self.labelled_queries(f):
-                queries.append((f.book_id, kind, -1))
+                queries.append((f.book_id, kind))
                 bodies.append(query.json())
                 types.append(DFS if self._scored_by_idf(kind) else None)
-            for target, searches in self.pivot_queries(f):
-                group = len(queries)
-                for query in searches:
-                    queries.append((f.book_id, target, group))
-                    bodies.append(query.json())
-                    types.append(DFS)
+            for query in self.pivot_queries(f):
+                targets[f.book_id] = {t for t, _ in self._targets(f)}
+                queries.append((f.book_id, PIVOTS.field))
+                bodies.append(query.json())
+                types.append(DFS)
         responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
-        summed: dict[int, dict[str, float]] = {}
-        for (owner, kind, group), response in zip(queries, responses, strict=True):
-            if group < 0:
+        summed: dict[tuple[str, str], dict[str, float]] = {}
+        for (owner, kind), response in zip(queries, responses, strict=True):
+            if kind != PIVOTS.field:
                 yield RankedCandidates(owner, kind, hits_with_scores(response))
                 continue
-            scores = summed.setdefault(group, {})
-            for book, score in hits_with_scores(response):
-                scores[book] = scores.get(book, 0.0) + score
-        for group, scores in summed.items():
-            owner, kind, _ = queries[group]
+            for hit in response["hits"]["hits"]:
+                score, book, language = hit["sort"]
+                if language in targets[owner]:
+                    scores = summed.setdefault((owner, language), {})
+                    scores[book] = scores.get(book, 0.0) + float(score)
+        for (owner, language), scores in summed.items():
             best = sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))
-            yield RankedCandidates(owner, kind, best[: self.params.translation_hits])
+            yield RankedCandidates(owner, language, best[: self.params.pivot_hits])
 
     def screened_candidates(
         self, batch: Sequence[BookFeatures]

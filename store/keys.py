@@ -14,6 +14,12 @@ queries differ per key, and their parameters are ``CandidateParams``.
 Adding a key type: a ``CandidateKey`` here, its field in the mapping (a new mapping version
 with its migration in ``store.schema``), and its query in ``store.candidates``.
 
+An optional key (``OPTIONAL_KEY_FIELDS``: the pivot pair keys of issue 27, behind
+``IndexOptions`` / ``CandidateParams.pivot_pairs``) is not in ``mappings/books.json``: the index
+job that fills it adds its field to the index (``store.schema.add_pivot_field``), since an
+added field needs neither a new version nor a copy of every document; its terms need the
+lexicons as well as the features (``pivot_document_keys``).
+
 No Elasticsearch import here: the index worker processes load this module.
 """
 
