@@ -90,13 +90,20 @@ def main() -> None:
     parser.add_argument(
         "--param", action="append", default=[], help="a CandidateParams field NAME=VALUE"
     )
+    parser.add_argument(
+        "--pivot-pairs",
+        action="store_true",
+        help="index and query the pivot pair keys too (issue 27: IndexOptions and "
+        "CandidateParams.pivot_pairs)",
+    )
     add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
 
     corpus = corpus_dir(args)
     truth = load_jsonl(corpus / "ground_truth.jsonl")
     client = connect(ConnectionSettings.from_env(timeout=300))
-    names = IndexNames(f"candbench-{args.books}-{args.words_min}-s{args.seed}")
+    pivot = "-pivot" if args.pivot_pairs else ""
+    names = IndexNames(f"candbench-{args.books}-{args.words_min}-s{args.seed}{pivot}")
     count = (
         client.count(index=names.books)["count"] if client.indices.exists(index=names.books) else 0
     )
@@ -104,11 +111,13 @@ def main() -> None:
     if not (args.keep_index and count == args.books):
         drop_indices(client, names)
         started = time.monotonic()
-        summary = run_index(client, names, [corpus / "books"], IndexOptions())
+        options = IndexOptions(pivot_pairs=args.pivot_pairs)
+        summary = run_index(client, names, [corpus / "books"], options)
         index_s = time.monotonic() - started
         assert summary.indexed == args.books, summary
 
-    params = DedupParams(candidates=candidate_params(args.param))
+    overrides = [*args.param, *(["pivot_pairs=true"] if args.pivot_pairs else [])]
+    params = DedupParams(candidates=candidate_params(overrides))
     started = time.monotonic()
     run = prepare(client, names, params, "candidate-bench", None)
     prepare_s = time.monotonic() - started
@@ -156,13 +165,17 @@ def main() -> None:
             for k in RANKS
         )
         print(f"  translated lists: partner's best rank {within}")
+    client.indices.refresh(index=names.books)
+    stats = client.indices.stats(index=names.books, metric="store").body["_all"]["primaries"]
+    bytes_per_book = stats["store"]["size_in_bytes"] / n
     pairs_per_book = 2 * len(found) / n
     fraction = len(found) / (n * (n - 1) / 2)
     print(
         f"RESULT books={n} candidate_recall_same_language={rate(by['same language']):.4f} "
         f"candidate_recall_translations={rate(by['translations']):.4f} "
         f"candidate_pairs={len(found)} candidate_pairs_per_book={pairs_per_book:.1f} "
-        f"fraction_of_all_pairs={fraction:.5f} search_s={search_s:.1f}"
+        f"fraction_of_all_pairs={fraction:.5f} search_s={search_s:.1f} "
+        f"index_bytes_per_book={bytes_per_book:.0f}"
     )
     if not args.keep_index:
         drop_indices(client, names)

@@ -109,19 +109,25 @@ def parse_truth(readme: Path) -> list[TruthPair]:
     return out
 
 
-def index_and_dedup(client: Any, names: Any, root: Path) -> dict[str, Any]:
-    """Fresh indices, every .txt indexed (explicit paths), then a full dedup run."""
+def index_and_dedup(
+    client: Any, names: Any, root: Path, *, pivot_pairs: bool = False
+) -> dict[str, Any]:
+    """Fresh indices, every .txt indexed (explicit paths), then a full dedup run (with
+    ``pivot_pairs``: the pivot pair keys indexed and queried too, issue 27)."""
     from indexer.dedup_job import run_dedup
-    from indexer.index_job import run_index
+    from indexer.dedup_stages import DedupParams
+    from indexer.index_job import IndexOptions, run_index
+    from store.candidates import CandidateParams
     from store.schema import drop_indices
 
     drop_indices(client, names)
     paths = sorted(root.glob("*.txt"))
     t0 = time.monotonic()
-    summary = run_index(client, names, paths)
+    summary = run_index(client, names, paths, IndexOptions(pivot_pairs=pivot_pairs))
     index_s = time.monotonic() - t0
     t0 = time.monotonic()
-    dedup = run_dedup(client, names)
+    params = DedupParams(candidates=CandidateParams(pivot_pairs=pivot_pairs))
+    dedup = run_dedup(client, names, params=params)
     dedup_s = time.monotonic() - t0
     return {
         "books": len(paths),
@@ -413,6 +419,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--data", type=Path, default=GUTENBERG)
     ap.add_argument("--reuse", action="store_true", help="score the relations already indexed")
     ap.add_argument("--report", type=Path, default=REPORT)
+    ap.add_argument("--pivot-pairs", action="store_true", help="issue 27's pivot pair keys too")
     args = ap.parse_args(argv)
     client = connect(ConnectionSettings.from_env(url=args.es_url))
     names = IndexNames(prefix=args.index_prefix)
@@ -434,7 +441,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "verified_pairs": last["counts"]["verified_pairs"],
         }
     else:
-        run = index_and_dedup(client, names, args.data)
+        run = index_and_dedup(client, names, args.data, pivot_pairs=args.pivot_pairs)
     relations = stored_relations(client, names)
     langs = languages_of(client, names)
     words = words_of(client, names)

@@ -57,7 +57,7 @@ from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
 from store.runs import RunRecorder, resume_after_interrupted
-from store.schema import IndexLayout, IndexNames, ensure_indices, refresh
+from store.schema import IndexLayout, IndexNames, add_pivot_field, ensure_indices, refresh
 
 __all__ = [
     "EXCERPT_WORDS",
@@ -107,6 +107,10 @@ class IndexOptions:
     # Extract on Dask instead of the process pool: "local" (a LocalCluster of ``workers``
     # processes started for the job) or a running scheduler's address (indexer.dask_cluster).
     scheduler: str | None = None
+    # Also index the pivot pair keys (issue 27, off by default: CandidateParams.pivot_pairs
+    # queries them; the field is added to the books mapping, books already indexed and
+    # unchanged get none until indexed again).
+    pivot_pairs: bool = False
 
     @property
     def max_book_bytes(self) -> int:
@@ -361,6 +365,7 @@ class _IndexRun:
             options.uniq_modulus,
             options.params,
             options.max_book_bytes,
+            options.pivot_pairs,
         )
         workers = pool.workers if isinstance(pool, DaskExtractor) else options.workers
         # a bulk chunk's worth beyond a few per worker: while this process waits on a bulk
@@ -470,6 +475,8 @@ def run_index(
     """
     options = options or IndexOptions()
     ensure_indices(client, names, options.layout)
+    if options.pivot_pairs:
+        add_pivot_field(client, names)
     # the pool first: a Dask scheduler that does not answer fails the job before its run record
     with _open_pool(options) as pool:
         job = _IndexRun(client, names, paths, options, progress)

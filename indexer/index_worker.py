@@ -8,6 +8,7 @@ whole job for one bad book; the main process (`indexer.index_job`) settles the o
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import signal
@@ -18,11 +19,13 @@ from typing import Any
 from bookdup.cluster import cluster_id
 from bookdup.features import FEATURES_VERSION, FeatureParams, extract_features, features_to_doc
 from bookdup.model import Book
+from bookdup.pivot import PivotLexicons
 from bookdup.titles import title_from_text
 from readers import DEFAULT_MAX_BOOK_BYTES, ReadError, Source, read_source
 from readers.common import decoding_warning
+from readers.dictionaries import Dictionaries
 from store.bulk import add_fields, encode_source
-from store.keys import document_keys
+from store.keys import document_keys, pivot_document_keys
 
 #: Pages searched for a title the text names (bookdup.titles reads their first characters).
 TITLE_PAGES = 3
@@ -73,10 +76,20 @@ def found_title(book: Book) -> str | None:
     return title_from_text("\n".join(book.pages[:TITLE_PAGES]))
 
 
-def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any]:
-    """The books-index document for one book (runs in worker processes)."""
+@functools.cache
+def pivot_lexicons() -> PivotLexicons:
+    """The installed lexicons into English, loaded once per worker process (issue 27)."""
+    return PivotLexicons.from_lexicons(Dictionaries(True))
+
+
+def build_document(
+    book: Book, uniq_modulus: int, params: FeatureParams, pivots: PivotLexicons | None = None
+) -> dict[str, Any]:
+    """The books-index document for one book (runs in worker processes); with ``pivots``, its
+    pivot pair keys too (``store.keys.PIVOTS``)."""
     features = extract_features(book, params)
     own_cluster = cluster_id([book.id])
+    optional = pivot_document_keys(features, pivots) if pivots is not None else {}
     return {
         "book_id": book.id,
         "title": book.title,
@@ -98,6 +111,7 @@ def build_document(book: Book, uniq_modulus: int, params: FeatureParams) -> dict
         "excerpt": _excerpt(book),
         # every candidate-key field (bands, uniq, stems, winnows): the registry in store.keys
         **document_keys(features, uniq_modulus),
+        **optional,
         "features": features_to_doc(features),
         "features_version": FEATURES_VERSION,
         "extra": book.extra,
@@ -137,6 +151,8 @@ class Task:
     uniq_modulus: int
     params: FeatureParams
     max_book_bytes: int | None = DEFAULT_MAX_BOOK_BYTES
+    #: fill the optional pivot pair keys (``IndexOptions.pivot_pairs``)
+    pivot_pairs: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,7 +203,9 @@ def unindexable(book: Book) -> str | None:
     return None
 
 
-def extract(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, Any] | str:
+def extract(
+    book: Book, uniq_modulus: int, params: FeatureParams, pivot_pairs: bool = False
+) -> dict[str, Any] | str:
     """A document, or the error message: one bad book must not stop thousands. A book without
     a single word (a scan whose OCR text is missing) is such an error: it has nothing to match.
     """
@@ -195,7 +213,8 @@ def extract(book: Book, uniq_modulus: int, params: FeatureParams) -> dict[str, A
     if refused:
         return refused
     try:
-        doc = build_document(book, uniq_modulus, params)
+        pivots = pivot_lexicons() if pivot_pairs else None
+        doc = build_document(book, uniq_modulus, params, pivots)
     except Exception as exc:  # noqa: BLE001 - never raise across processes
         return f"feature extraction failed: {type(exc).__name__}: {exc}"
     if doc["n_words"] == 0:
@@ -223,7 +242,7 @@ def checked_book(book: Book, digest: str, stored: dict[str, Any] | None) -> Outc
 
 def build(book: Book, digest: str, task: Task) -> Outcome:
     """Worker entry point for a book read in the main process (a JSONL record): extraction."""
-    result = encoded(extract(book, task.uniq_modulus, task.params))
+    result = encoded(extract(book, task.uniq_modulus, task.params, task.pivot_pairs))
     return Outcome(book.source or book.id, book.id, book.source, digest, result=result)
 
 
@@ -249,5 +268,5 @@ def read_and_build(source: Source, stored: dict[str, Any] | None, task: Task) ->
         outcome = checked_book(item, digest, stored)
         if outcome.verdict is not None:
             return outcome
-    outcome.result = encoded(extract(item, task.uniq_modulus, task.params))
+    outcome.result = encoded(extract(item, task.uniq_modulus, task.params, task.pivot_pairs))
     return outcome

@@ -12,12 +12,19 @@ from bookdup.vocabulary import direction_words, part_direction
 from query.context import READ_RETRY_S, NotFound
 from query.display import CLASS_ORDER, display_title, relation_label
 from store.connection import missing_ok
-from store.keys import CANDIDATE_KEY_FIELDS
+from store.keys import CANDIDATE_KEY_FIELDS, OPTIONAL_KEY_FIELDS
 from store.retry import with_retries
 
 #: What a book's view never shows: every candidate-key field (the registry in store.keys, so a
 #: new key is hidden without being named here), the verification data and the internals.
-BOOK_FIELDS_HIDDEN = [*CANDIDATE_KEY_FIELDS, "features", "extra", "raw_hash", "source"]
+BOOK_FIELDS_HIDDEN = [
+    *CANDIDATE_KEY_FIELDS,
+    *OPTIONAL_KEY_FIELDS,
+    "features",
+    "extra",
+    "raw_hash",
+    "source",
+]
 OTHER_BOOK_FIELDS = [
     "title",
     "author",

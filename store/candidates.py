@@ -29,13 +29,14 @@ from bookdup.boilerplate import common_df, frequent_df
 from bookdup.dictionary import Dictionary
 from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
 from bookdup.pairs import pair_key
+from bookdup.pivot import QUERY_SENSES, PivotLexicons, key_terms, pivot_keys
 from bookdup.query_terms import WeightedLexicon, heaviest_translations, weighted_lexicon
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
 from bookdup.winnow import KeyFrequencies, consistent_sample
 from store.iterate import iter_documents
-from store.keys import BANDS, STEMS, UNIQ, WINNOWS, aggregated_keys
+from store.keys import BANDS, PIVOTS, STEMS, UNIQ, WINNOWS, aggregated_keys
 from store.msearch import DFS, msearch
 from store.retry import with_retries
 
@@ -99,6 +100,21 @@ class CandidateParams:
     # ... and at least this share of the keys sampled: unrelated books share a few 3-grams of
     # the band by chance, true pairs a run of text.
     winnow_min_shared_fraction: float = 0.04
+    # Issue 27 (off by default): also query the pivot pair keys (``bookdup.pivot``, indexed by
+    # an index job with ``IndexOptions.pivot_pairs``); their hits join the translated ones.
+    pivot_pairs: bool = False
+    # A pivot query's keys (thousands) go in searches of at most this many clauses (under the
+    # node's indices.query.bool.max_clause_count, 4,096); each asks for this many hits, and
+    # the client sums each book's scores over the searches.
+    pivot_query_chunk: int = 4000
+    pivot_chunk_hits: int = 300
+    # Summed hits kept per target language (the first ``max_translation_candidates``
+    # verified, the rest screened, as a translated query's): the partner ranks first in 0.89
+    # of the pivot lists, and at 1K 10 kept the recall of 45 with 54K fewer candidate pairs.
+    pivot_hits: int = 10
+    # Senses a query word expands to (``bookdup.pivot.QUERY_SENSES``: the offline study's);
+    # a search's cost grows with its keys, about senses² a pair.
+    pivot_query_senses: int = QUERY_SENSES
 
     def winnow_minimum(self, n_terms: int) -> int:
         """Sampled winnowed keys a candidate must share with a query of ``n_terms`` keys."""
@@ -256,6 +272,9 @@ class CandidateQuery:
     exclude_language: str | None = None
     weights: Sequence[float] | None = None  # floats (``json``'s clauses write them as such)
     idf: bool = False
+    #: each hit's language as a third sort value (after the unique book id: the order is the
+    #: same): a query across languages splits its hits by language (``pivot_queries``)
+    hit_language: bool = False
 
     @property
     def hopeless(self) -> bool:
@@ -305,7 +324,8 @@ class CandidateQuery:
             # Ties in the number of shared keys are common, and the cap cuts through them:
             # break them by book id, not by document order (which every write to a book
             # changes), so the same index gives the same candidates on every run.
-            "sort": [{"_score": "desc"}, {"book_id": "asc"}],
+            "sort": [{"_score": "desc"}, {"book_id": "asc"}]
+            + ([{"language": "asc"}] if self.hit_language else []),
             # The hit's score and id come back as its sort values (doc values): no stored
             # field is read, so the node does not decompress each hit's whole source (a
             # book's features, ~100 KB) to return its id — 2-6x less node time a query
@@ -359,6 +379,8 @@ class StopLists:
     #: sorted uint32 hashes of the unique words held by more than ``common_df`` books (boilerplate
     #: everywhere): dropped from verification
     common: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.uint32))
+    #: pivot pair keys held by more than ``max_df`` books (read only with ``pivot_pairs``)
+    pivots: frozenset[str] = frozenset()
 
     @property
     def n_terms(self) -> int:
@@ -382,6 +404,7 @@ class StopLists:
         held = high_df_terms(client, index, UNIQ_FIELD, frequent_df(n_books) - 1)
         common = high_df_terms(client, index, UNIQ_FIELD, common_df(n_books))
         table = winnow_frequencies(client, index) if winnows else None
+        pivots = high_df_terms(client, index, PIVOTS.field, max_df) if params.pivot_pairs else set()
         return cls(
             n_books,
             max_df,
@@ -391,6 +414,7 @@ class StopLists:
             _sorted_hashes(high[STEMS_FIELD]),
             table,
             _sorted_hashes(common),
+            frozenset(pivots),
         )
 
 
@@ -460,6 +484,7 @@ class CandidateSearcher:
         self.lexicons = lexicons
         self.languages = languages
         self._weighted: dict[Dictionary, WeightedLexicon] = {}
+        self._pivot_lexicons: PivotLexicons | None = None
 
     def _uniq_body(
         self,
@@ -533,11 +558,8 @@ class CandidateSearcher:
             out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
         # sorted once for all target languages: a repeated stem adds no term
         stems = distinct(f.unique.stems) if f.unique.stems is not None else None
-        for target in self.lexicons.targets(f.language):
-            # a lexicon is loaded only when books of its target language are indexed
-            dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
-            if dictionary is not None:
-                out.append((target, self._translated_body(f, target, dictionary, stems)))
+        for target, dictionary in self._targets(f):
+            out.append((target, self._translated_body(f, target, dictionary, stems)))
         return [(kind, q) for kind, q in out if not q.hopeless]
 
     def _translated_body(
@@ -596,19 +618,74 @@ class CandidateSearcher:
         language) with ``idf_translations``; the others count shared keys."""
         return self.params.idf_translations and kind not in SAME_LANGUAGE_KINDS
 
+    def _targets(self, f: BookFeatures) -> Iterator[tuple[str, Dictionary]]:
+        """Each indexed language a lexicon from ``f``'s reaches, with that lexicon."""
+        for target in self.lexicons.targets(f.language):
+            # a lexicon is loaded only when books of its target language are indexed
+            dictionary = self.lexicons.get(f.language, target) if target in self.languages else None
+            if dictionary is not None:
+                yield target, dictionary
+
+    def pivot_queries(self, f: BookFeatures) -> list[CandidateQuery]:
+        """The searches of ``f``'s pivot pair keys (``pivot_pairs``): its keys with
+        ``QUERY_SENSES`` senses a word, stopped ones left out, in searches of at most
+        ``pivot_query_chunk`` clauses over the other languages' books, whose scores (Σ idf)
+        the caller sums per book. One set for every target language: a book's keys are the
+        same whichever it is, and a term's lookup is most of a search's cost."""
+        p = self.params
+        if not p.pivot_pairs or not any(True for _ in self._targets(f)):
+            return []
+        if self._pivot_lexicons is None:
+            self._pivot_lexicons = PivotLexicons.from_lexicons(self.lexicons)
+        keys = pivot_keys(f.unique.stems, f.language, self._pivot_lexicons, p.pivot_query_senses)
+        terms = [t for t in key_terms(keys) if t not in self.stop.pivots]
+        step = p.pivot_query_chunk
+        return [
+            CandidateQuery(
+                f.book_id,
+                PIVOTS.field,
+                terms[i : i + step],
+                1,
+                p.pivot_chunk_hits,
+                exclude_language=f.language,
+                idf=True,
+                hit_language=True,
+            )
+            for i in range(0, len(terms), step)
+        ]
+
     def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
-        """Every query of every book of ``batch`` with its hits, best first (one _msearch)."""
-        queries: list[tuple[str, str]] = []
+        """Every query of every book of ``batch`` with its hits, best first (one _msearch);
+        a book's pivot searches come back as one list per target language, each book's
+        scores summed."""
+        queries: list[tuple[str, str]] = []  # owner, kind ("pivots": a pivot search)
         bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
+        targets: dict[str, set[str]] = {}
         for f in batch:
             for kind, query in self.labelled_queries(f):
                 queries.append((f.book_id, kind))
                 bodies.append(query.json())
                 types.append(DFS if self._scored_by_idf(kind) else None)
+            for query in self.pivot_queries(f):
+                targets[f.book_id] = {t for t, _ in self._targets(f)}
+                queries.append((f.book_id, PIVOTS.field))
+                bodies.append(query.json())
+                types.append(DFS)
         responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
+        summed: dict[tuple[str, str], dict[str, float]] = {}
         for (owner, kind), response in zip(queries, responses, strict=True):
-            yield RankedCandidates(owner, kind, hits_with_scores(response))
+            if kind != PIVOTS.field:
+                yield RankedCandidates(owner, kind, hits_with_scores(response))
+                continue
+            for hit in response["hits"]["hits"]:
+                score, book, language = hit["sort"]
+                if language in targets[owner]:
+                    scores = summed.setdefault((owner, language), {})
+                    scores[book] = scores.get(book, 0.0) + float(score)
+        for (owner, language), scores in summed.items():
+            best = sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))
+            yield RankedCandidates(owner, language, best[: self.params.pivot_hits])
 
     def screened_candidates(
         self, batch: Sequence[BookFeatures]

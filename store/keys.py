@@ -14,6 +14,12 @@ queries differ per key, and their parameters are ``CandidateParams``.
 Adding a key type: a ``CandidateKey`` here, its field in the mapping (a new mapping version
 with its migration in ``store.schema``), and its query in ``store.candidates``.
 
+An optional key (``OPTIONAL_KEY_FIELDS``: the pivot pair keys of issue 27, behind
+``IndexOptions`` / ``CandidateParams.pivot_pairs``) is not in ``mappings/books.json``: the index
+job that fills it adds its field to the index (``store.schema.add_pivot_field``), since an
+added field needs neither a new version nor a copy of every document; its terms need the
+lexicons as well as the features (``pivot_document_keys``).
+
 No Elasticsearch import here: the index worker processes load this module.
 """
 
@@ -30,6 +36,7 @@ from bookdup.features import (
     terms_to_hashes,
     unique_sample_terms,
 )
+from bookdup.pivot import INDEX_SENSES, PivotLexicons, key_terms, pivot_keys
 
 #: Terms of one key for the document of a book: (features, uniq_modulus) -> keyword terms.
 TermsFromFeatures = Callable[[BookFeatures, int], list[str]]
@@ -97,14 +104,37 @@ WINNOWS = CandidateKey(
     features_attr="winnows",
 )
 
+
+def _no_terms(_f: BookFeatures, _modulus: int) -> list[str]:
+    return []  # filled by ``pivot_document_keys``: it needs the lexicons, not only features
+
+
+#: Optional key (issue 27): not in the books mapping; an index job with ``pivot_pairs`` adds
+#: the field to its index (``store.schema.add_pivot_field``) and fills it.
+PIVOTS = CandidateKey(
+    "pivots",
+    "ordered pairs of the unique words' stems mapped into English (bookdup.pivot), 64-bit "
+    "hex: the keys of the pivot translated queries (CandidateParams.pivot_pairs)",
+    _no_terms,
+    doc_values=True,
+)
+
 #: Every candidate key, in the order the books document lists them.
 CANDIDATE_KEYS: tuple[CandidateKey, ...] = (BANDS, UNIQ, STEMS, WINNOWS)
 CANDIDATE_KEY_FIELDS: tuple[str, ...] = tuple(k.field for k in CANDIDATE_KEYS)
+#: Keys only some indices hold: hidden from the read side like the others.
+OPTIONAL_KEY_FIELDS: tuple[str, ...] = (PIVOTS.field,)
 
 
 def document_keys(features: BookFeatures, uniq_modulus: int) -> dict[str, list[str]]:
     """Every candidate-key field of a book's document, from its features."""
     return {k.field: k.terms_from_features(features, uniq_modulus) for k in CANDIDATE_KEYS}
+
+
+def pivot_document_keys(features: BookFeatures, lexicons: PivotLexicons) -> dict[str, list[str]]:
+    """The ``pivots`` field of a book's document (index jobs with ``pivot_pairs``)."""
+    keys = pivot_keys(features.unique.stems, features.language, lexicons, INDEX_SENSES)
+    return {PIVOTS.field: key_terms(keys)}
 
 
 def aggregated_keys() -> tuple[CandidateKey, ...]:

@@ -24,7 +24,7 @@ from bookdup.features import stem_sample_from_doc
 from bookdup.titles import title_from_text
 from store.bulk import bulk_write
 from store.iterate import iter_documents
-from store.keys import STEMS
+from store.keys import PIVOTS, STEMS
 from store.retry import with_retries
 
 LOGICAL_INDICES = ("books", "relations", "runs")
@@ -282,3 +282,19 @@ def _resume_refresh(client: Elasticsearch, index: str) -> None:
         == _PAUSED
     ):
         client.indices.put_settings(index=index, settings={"index": {"refresh_interval": None}})
+
+
+def add_pivot_field(client: Elasticsearch, names: IndexNames) -> None:
+    """Map the optional ``pivots`` key field (issue 27) in the books index: an added field
+    needs no new mapping version or copy, and only index jobs with ``pivot_pairs`` add it."""
+    with_retries()(client.indices.put_mapping)(
+        index=names.books,
+        properties={
+            PIVOTS.field: {
+                "type": "keyword",
+                "index_options": "docs",
+                "doc_values": PIVOTS.doc_values,
+                "eager_global_ordinals": False,
+            }
+        },
+    )

@@ -349,3 +349,62 @@ def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_ste
     hashes, _, _ = translate_with_source(None, f.unique.pages, stemmed, hashes=f.unique.stems)
     picked = sample_terms(hashes, stop.stems, params.target_query_terms, STEM_MODULUS)
     assert query.weights is None and list(query.terms) == picked and len(picked) > 100
+
+
+def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_scores() -> None:
+    """Issue 27: without ``pivot_pairs`` nothing is added (the job's searches are today's);
+    with it, a book's pivot keys (stopped ones left out) go in searches of at most
+    ``pivot_query_chunk`` idf-scored clauses over the other languages, whose hits come back
+    as one list per target language: each book's scores summed, best first, ties by book id,
+    capped at ``pivot_hits``; a language no lexicon reaches from the book's is left out."""
+    import dataclasses
+
+    from bookdup.features import extract_features
+    from bookdup.model import Book
+    from bookdup.pivot import QUERY_SENSES, PivotLexicons, key_terms, pivot_keys
+    from tests.bookdup.test_pivot import _Lexicons, _words
+
+    rng = np.random.default_rng(27)
+    english, german = _words(rng, 1500, "e"), _words(rng, 1500, "d")
+    lexicons = _Lexicons(english, german, rng)
+    f = extract_features(Book(id="q", pages=[" ".join(german[:1200])], language="de"))
+    pivot = PivotLexicons.from_lexicons(lexicons)
+    keys = key_terms(pivot_keys(f.unique.stems, "de", pivot, QUERY_SENSES))
+    assert len(keys) > 5000
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, None, empty)
+    stop = dataclasses.replace(stop, pivots=frozenset(keys[:100]))
+    sent: list = []
+
+    class Client:
+        def msearch(self, searches: list, **_options):
+            sent.extend(searches)
+            bodies = searches[1::2]
+            answers = [{"hits": {"hits": []}} for _ in bodies]
+            for at, body in enumerate(bodies):
+                if '"pivots"' in body:  # every search: b1, b2 score 1; b3 1.5 in every other
+                    hits = [[1.0, "b1", "en"], [1.0, "b2", "en"], [9.0, "f1", "fr"]]
+                    hits += [[1.5, "b3", "en"]] if at % 2 else []
+                    answers[at] = {"hits": {"hits": [{"sort": h} for h in hits]}}
+            return type("R", (), {"body": {"responses": answers}})()
+
+    off = candidates.CandidateParams()
+    on = dataclasses.replace(off, pivot_pairs=True, pivot_query_chunk=2000, pivot_hits=2)
+    languages = {"en", "de", "fr"}
+    plain = candidates.CandidateSearcher(Client(), "books", off, stop, lexicons, languages)  # type: ignore[arg-type]
+    assert plain.pivot_queries(f) == []
+    searcher = candidates.CandidateSearcher(Client(), "books", on, stop, lexicons, languages)  # type: ignore[arg-type]
+    assert [k for k, _ in searcher.labelled_queries(f)] == [k for k, _ in plain.labelled_queries(f)]
+    searches = searcher.pivot_queries(f)
+    n = len(searches)
+    assert n == -(-(len(keys) - 100) // 2000) and all(len(q.terms) <= 2000 for q in searches)
+    assert sorted(t for q in searches for t in q.terms) == sorted(keys[100:])
+    body = searches[0].body()
+    assert body["sort"][-1] == {"language": "asc"} and searches[0].idf
+    assert body["query"]["bool"]["must_not"][-1] == {"term": {"language": "de"}}
+    found = [r for r in searcher.ranked([f]) if r.hits and r.hits[0][0] in ("b1", "b3")]
+    # b3: 1.5 in n // 2 searches, b1 and b2: 1 in all of them; French: no lexicon from German
+    want = sorted([("b1", float(n)), ("b2", float(n)), ("b3", 1.5 * (n // 2))], key=lambda h: -h[1])
+    assert [(r.kind, r.hits) for r in found] == [("en", want[:2])]
+    pivot_headers = sent[0::2][-n:]
+    assert all(h.get("search_type") == "dfs_query_then_fetch" for h in pivot_headers)

@@ -20,7 +20,7 @@ from bookdup.model import Book
 from indexer.index_worker import build_document
 from query import explain, related, search
 from store import candidates, keys
-from store.keys import CANDIDATE_KEY_FIELDS, CANDIDATE_KEYS
+from store.keys import CANDIDATE_KEY_FIELDS, CANDIDATE_KEYS, OPTIONAL_KEY_FIELDS
 from store.schema import load_definition
 
 TEXT = (
@@ -83,6 +83,32 @@ def test_the_document_holds_every_key_as_computed_before(uniq_modulus: int) -> N
     assert set(doc) <= set(load_definition("books")["mappings"]["properties"])
 
 
+def test_pivot_keys_are_added_to_the_document_only_when_asked() -> None:
+    """Issue 27: without the lexicons (``IndexOptions.pivot_pairs`` off) the document is
+    today's, field for field; with them it holds the pivot keys too, and nothing else moves."""
+    from bookdup.pivot import PivotLexicons, key_terms, pivot_keys
+    from tests.bookdup.test_pivot import _Lexicons
+
+    book = _book()
+    f = extract_features(book, FeatureParams())
+    assert f.unique.words is not None
+    words = list(f.unique.words)
+    lexicons = PivotLexicons.from_lexicons(
+        _Lexicons(words, [f"d{w}" for w in words], np.random.default_rng(1))
+    )
+    plain = build_document(book, 1, FeatureParams())
+    keyed = build_document(book, 1, FeatureParams(), lexicons)
+    assert "pivots" not in plain
+    assert list(keyed) == [
+        *list(plain)[: list(plain).index("winnows") + 1],
+        "pivots",
+        *[k for k in list(plain)[list(plain).index("winnows") + 1 :]],
+    ]
+    assert keyed["pivots"] == key_terms(pivot_keys(f.unique.stems, "en", lexicons))
+    assert len(keyed["pivots"]) > 10
+    assert {k: v for k, v in keyed.items() if k != "pivots"} == plain
+
+
 def test_the_dedup_job_reads_back_the_keys_features_do_not_hold() -> None:
     book = _book()
     doc = build_document(book, 1, FeatureParams())
@@ -107,7 +133,8 @@ def test_stop_lists_cover_the_aggregatable_keys() -> None:
 
 def test_the_read_side_never_asks_for_a_key_field() -> None:
     hidden = set(related.BOOK_FIELDS_HIDDEN)
-    assert set(CANDIDATE_KEY_FIELDS) <= hidden  # the book's view (a deny-list)
+    every_key = set(CANDIDATE_KEY_FIELDS) | set(OPTIONAL_KEY_FIELDS)
+    assert every_key <= hidden  # the book's view (a deny-list)
     # ... and every allow-list the read side reads books with
     for name, fields in [
         ("related.OTHER_BOOK_FIELDS", related.OTHER_BOOK_FIELDS),
@@ -115,4 +142,4 @@ def test_the_read_side_never_asks_for_a_key_field() -> None:
         ("search.MEMBER_FIELDS", search.MEMBER_FIELDS),
         ("explain.META_FIELDS", explain.META_FIELDS),
     ]:
-        assert not set(fields) & set(CANDIDATE_KEY_FIELDS), name
+        assert not set(fields) & every_key, name

@@ -209,3 +209,23 @@ def test_indices_are_created_with_the_layout_asked_for(es_client) -> None:
         assert _shards_and_replicas(es_client, books) == (2, 1)
     finally:
         drop_indices(es_client, names)
+
+
+def test_the_pivot_field_is_added_only_by_jobs_that_fill_it(es_client, index_names) -> None:
+    """Issue 27: the books mapping (strict) refuses a document with pivot pair keys until an
+    index job with ``pivot_pairs`` adds the field; then the keys are searchable and their stop
+    list (terms aggregation) reads them."""
+    from store.bulk import bulk_write
+    from store.candidates import high_df_terms
+    from store.schema import add_pivot_field
+
+    def write(i: int) -> list:
+        doc = {"book_id": f"b{i}", "pivots": ["00000000000000aa", f"{i:016x}"]}
+        action = {"_index": index_names.books, "_id": doc["book_id"], "_source": doc}
+        return bulk_write(es_client, [action], refresh="wait_for").failures
+
+    assert write(0)  # strict mapping: no such field
+    add_pivot_field(es_client, index_names)
+    add_pivot_field(es_client, index_names)  # idempotent: every such job adds it
+    assert not write(1) and not write(2)
+    assert high_df_terms(es_client, index_names.books, "pivots", 1) == {"00000000000000aa"}

@@ -1,0 +1,126 @@
+"""Ordered translated pair keys through an English pivot (issue 27): a translated-candidate key.
+
+A book's unique-word stems, in reading order, are mapped into English stems (English books as
+they are; another language's through its stem lexicon into English), dropping the words no
+lexicon knows (OCR-garbled words, names); a key is an ordered pair of English stems at most
+``PIVOT_GAP`` positions apart, hashed to 64 bits. A translation keeps most rare words in about
+the same order, so it shares keys with its original that an unrelated book of the same size
+does not: single translated stems are shared by chance, ordered pairs of them rarely
+(docs/EVALUATION.md, "Pivot pair keys").
+
+The index holds each word's first sense; a query expands each word to ``QUERY_SENSES`` senses
+(every pair of senses), since the other side's first sense may be any of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bookdup.dictionary import Dictionary
+from bookdup.relate import Lexicons
+from bookdup.stemming import stem_lexicon
+from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
+
+#: The language every book's words are mapped into: the one every lexicon reaches.
+PIVOT_LANGUAGE = "en"
+#: Pairs of words at most this many positions apart (in the book's unique-word sequence).
+PIVOT_GAP = 3
+INDEX_SENSES = 1
+QUERY_SENSES = 3
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@dataclass(frozen=True)
+class PivotLexicons:
+    """The stem lexicons into English by source language, and the English stems some lexicon
+    knows (an English word outside it is a name or an OCR-garbled word)."""
+
+    to_pivot: dict[str, Dictionary]
+    known_pivot: np.ndarray  # sorted uint32 stem hashes
+
+    @classmethod
+    def from_lexicons(cls, lexicons: Lexicons) -> PivotLexicons:
+        """The stem lexicons of every language English reaches, both ways."""
+        to_pivot: dict[str, Dictionary] = {}
+        known = [np.zeros(0, np.uint32)]
+        for language in lexicons.targets(PIVOT_LANGUAGE):
+            for source, target in ((PIVOT_LANGUAGE, language), (language, PIVOT_LANGUAGE)):
+                found = lexicons.get(source, target)
+                stemmed = stem_lexicon(found) if found is not None else None
+                if stemmed is None:
+                    continue
+                lex = hashed_lexicon(stemmed)
+                known.append(lex.keys if source == PIVOT_LANGUAGE else lex.targets)
+                if target == PIVOT_LANGUAGE:
+                    to_pivot[language] = stemmed
+        return cls(to_pivot, np.unique(np.concatenate(known)))
+
+
+def pivot_senses(
+    stems: np.ndarray | None, language: str, lexicons: PivotLexicons, senses: int
+) -> np.ndarray:
+    """(known words, ``senses``) uint32 English stem hashes of the words a lexicon knows, in
+    reading order; 0 where a word has fewer senses. Empty for a language no lexicon reaches."""
+    empty = np.zeros((0, senses), np.uint32)
+    if stems is None or not len(stems):
+        return empty
+    h = np.asarray(stems, dtype=np.uint32)
+    if language == PIVOT_LANGUAGE:
+        out = np.zeros((h.size, senses), np.uint32)
+        out[:, 0] = h
+        return out[np.isin(h, lexicons.known_pivot)]
+    lexicon = lexicons.to_pivot.get(language)
+    if lexicon is None:
+        return empty
+    known = in_lexicon(lexicon, h)
+    translated, _, source = translate_with_source(
+        None, np.zeros(h.size, np.int32), lexicon, keep_untranslated=False, hashes=h
+    )
+    first = np.r_[0, np.flatnonzero(np.diff(source)) + 1]
+    within = np.arange(source.size) - np.repeat(first, np.diff(np.r_[first, source.size]))
+    kept = within < senses
+    out = np.zeros((h.size, senses), np.uint32)
+    out[source[kept], within[kept]] = translated[kept]
+    return out[known]
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: a pair's 64 bits spread over the whole key."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _M1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+def pair_keys(senses: np.ndarray, gap: int = PIVOT_GAP) -> np.ndarray:
+    """Sorted distinct uint64 keys of every ordered pair (a sense of word i, a sense of word j),
+    1 <= j - i <= ``gap``."""
+    out = [np.zeros(0, np.uint64)]
+    with np.errstate(over="ignore"):
+        for step in range(1, gap + 1):
+            if senses.shape[0] <= step:
+                break
+            a, b = np.broadcast_arrays(
+                senses[:-step, :, None].astype(np.uint64), senses[step:, None, :].astype(np.uint64)
+            )
+            ok = (a != 0) & (b != 0)
+            out.append(_mix((a[ok] << np.uint64(32)) | b[ok]))
+    return np.unique(np.concatenate(out))
+
+
+def pivot_keys(
+    stems: np.ndarray | None, language: str, lexicons: PivotLexicons, senses: int = INDEX_SENSES
+) -> np.ndarray:
+    """A book's pivot pair keys (``senses`` per word: ``INDEX_SENSES`` for its document,
+    ``QUERY_SENSES`` for its query)."""
+    return pair_keys(pivot_senses(stems, language, lexicons, senses))
+
+
+def key_terms(keys: np.ndarray) -> list[str]:
+    """64-bit keys as 16-hex-digit keyword terms."""
+    return [f"{x:016x}" for x in np.asarray(keys, dtype=np.uint64).tolist()]

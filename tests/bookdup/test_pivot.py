@@ -1,0 +1,81 @@
+"""Pivot pair keys (issue 27): a translation shares them with its original, a book of the same
+words in another order does not."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bookdup.dictionary import Dictionary
+from bookdup.features import extract_features
+from bookdup.model import Book
+from bookdup.pivot import (
+    INDEX_SENSES,
+    QUERY_SENSES,
+    PivotLexicons,
+    key_terms,
+    pair_keys,
+    pivot_keys,
+)
+
+
+def _words(rng: np.random.Generator, n: int, prefix: str) -> list[str]:
+    letters = np.array(list("bcdfghjklmnpqrstvwxz"))
+    return [prefix + "".join(rng.choice(letters, 6)) for _ in range(n)]
+
+
+class _Lexicons:
+    """en <-> de: German word i means English word i (first sense) and a random other one."""
+
+    def __init__(self, english: list[str], german: list[str], rng: np.random.Generator) -> None:
+        other = rng.permutation(len(english))
+        self.de_en = Dictionary.from_mapping(
+            "de", "en", {d: (english[i], english[other[i]]) for i, d in enumerate(german)}
+        )
+        self.en_de = Dictionary.from_mapping(
+            "en", "de", {e: (german[i],) for i, e in enumerate(english)}
+        )
+
+    def targets(self, source: str) -> list[str]:
+        return {"en": ["de"], "de": ["en"]}.get(source, [])
+
+    def get(self, source: str, target: str) -> Dictionary | None:
+        return {("de", "en"): self.de_en, ("en", "de"): self.en_de}.get((source, target))
+
+
+def _book(book_id: str, words: list[str], language: str):
+    return extract_features(Book(id=book_id, pages=[" ".join(words)], language=language))
+
+
+def test_a_translation_shares_its_original_s_keys_a_reordering_does_not() -> None:
+    rng = np.random.default_rng(27)
+    english, german = _words(rng, 1500, "e"), _words(rng, 1500, "d")
+    lexicons = PivotLexicons.from_lexicons(_Lexicons(english, german, rng))
+    # names and OCR-garbled words (no lexicon knows them) are dropped before pairing
+    names = _words(rng, 200, "n")
+    original = _book("en", english[:1000] + names, "en")
+    translation = _book("de", german[:1000] + names, "de")
+    reordered = _book("other", list(rng.permutation(german[:1000])) + names, "de")
+
+    indexed = set(pivot_keys(original.unique.stems, "en", lexicons, INDEX_SENSES).tolist())
+    # gap 1..3 over 1,000 known words: ~3,000 keys, the names left out
+    assert 2900 <= len(indexed) <= 3000
+    asked = pivot_keys(translation.unique.stems, "de", lexicons, QUERY_SENSES)
+    shared = indexed & set(asked.tolist())
+    unrelated = indexed & set(
+        pivot_keys(reordered.unique.stems, "de", lexicons, QUERY_SENSES).tolist()
+    )
+    assert len(shared) >= 0.95 * len(indexed)  # the first sense gives every pair
+    assert len(unrelated) < 0.01 * len(indexed)
+    # a book of a language no lexicon reaches into English has none
+    assert pivot_keys(translation.unique.stems, "fr", lexicons).size == 0
+
+
+def test_pairs_are_ordered_and_within_the_gap() -> None:
+    seq = np.array([[1], [2], [3], [4], [5]], np.uint32)
+    keys = pair_keys(seq, gap=2)
+    assert keys.size == 4 + 3  # (1,2) (2,3) (3,4) (4,5), (1,3) (2,4) (3,5)
+    backwards = pair_keys(seq[::-1], gap=2)
+    assert not set(keys.tolist()) & set(backwards.tolist())
+    # two senses of one word: every combination with its neighbour's senses
+    assert pair_keys(np.array([[1, 7], [2, 0]], np.uint32), gap=1).size == 2
+    assert [len(t) for t in key_terms(keys)] == [16] * keys.size
