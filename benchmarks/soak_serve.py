@@ -26,7 +26,7 @@ slow clients got, and the RSS growth; ``--stop-node PORT`` then stops that node
 The attacking process runs at the lowest CPU priority (Linux's ``SCHED_IDLE``, as the server's
 heavy worker) unless ``--attacker-priority normal`` (the benchmark before this option): on a
 production machine the attackers' CPU is not the server's. It changes little here: the CPU split
-below puts the attacker at ~3 % of the two cores and the measuring clients at ~1 %, so a run
+below puts the attacker at ~2 % of the two cores and the measuring clients at ~1 %, so a run
 with either priority is the same test; it is not a server speed-up.
 
 Every run ends with the CPU split of its load window (``benchmarks/cpu_split.py``, from /proc):
