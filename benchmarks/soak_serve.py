@@ -23,6 +23,17 @@ slow clients got, and the RSS growth; ``--stop-node PORT`` then stops that node
 
     python benchmarks/soak_serve.py --quick --hostile --stop-node 9360
 
+The attacking process runs at the lowest CPU priority (Linux's ``SCHED_IDLE``, as the server's
+heavy worker) unless ``--attacker-priority normal`` (the benchmark before this option): on a
+production machine the attackers' CPU is not the server's. It changes little here: the CPU split
+below puts the attacker at ~2 % of the two cores and the measuring clients at ~1 %, so a run
+with either priority is the same test; it is not a server speed-up.
+
+Every run ends with the CPU split of its load window (``benchmarks/cpu_split.py``, from /proc):
+CPU seconds of the server, its workers, the Elasticsearch node at ``--es-url`` (whose idle rate
+is read for ``--idle-s`` seconds first: merges and other clients), this process (the measuring
+clients), the attacker, and what else the machine did.
+
 ``--memory`` (issue 30: memory after 1,000 varied matches within 10 % of its level after the
 first 100): no mix, no concurrency: one keep-alive client sends ``--matches`` (default 1,000;
 300 with ``--quick``) match texts one after another, each new: a slice of 20–100 KB of the
@@ -45,6 +56,7 @@ import multiprocessing
 import os
 import random
 import re
+import resource
 import socket
 import subprocess
 import sys
@@ -58,10 +70,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_read import Call, Client, by_kind, http_load, percentiles, search_words, serve  # noqa: E402
+from cpu_split import cpu_seconds, listening_pid, machine_busy, split_line  # noqa: E402
 from quick import add_quick, parse_args  # noqa: E402
 
 from query.match import read_one_book  # noqa: E402
 from query.related import related  # noqa: E402
+from server.workers import lowest_priority  # noqa: E402
 from store.connection import ConnectionSettings, connect  # noqa: E402
 from store.iterate import iter_documents  # noqa: E402
 from store.schema import IndexNames  # noqa: E402
@@ -240,7 +254,10 @@ def slow_load(port: int, clients: int, stop: float) -> dict[str, int]:
 
 
 def attack(port: int, heavy: list[Call], args: argparse.Namespace, out: Any) -> None:
-    """The hostile load (its own process, so its threads do not slow the measuring ones)."""
+    """The hostile load (its own process, so its threads do not slow the measuring ones), at
+    the lowest CPU priority unless ``--attacker-priority normal``: real attackers do not run
+    on the server's cores. Reports its own CPU seconds too."""
+    priority = lowest_priority() if args.attacker_priority == "idle" else "normal"
     stop = time.monotonic() + args.seconds
     slow: dict[str, int] = {}
     trickler = threading.Thread(
@@ -249,7 +266,10 @@ def attack(port: int, heavy: list[Call], args: argparse.Namespace, out: Any) -> 
     trickler.start()
     result = heavy_load(port, heavy, args.heavy_clients, stop)
     trickler.join()
-    out.put({**result, "slow": slow})
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out.put(
+        {**result, "slow": slow, "cpu_s": usage.ru_utime + usage.ru_stime, "priority": priority}
+    )
 
 
 def node_down(port: int, es_port: int, calls: dict[str, Call]) -> dict[str, tuple[str, float]]:
@@ -367,6 +387,18 @@ def tree_rss(pid: int) -> tuple[float, dict[int, float]]:
     own = proc_figures(pid)
     children = {c: f[0] for c in descendants(pid) if (f := proc_figures(c)) is not None}
     return (own[0] if own else 0.0), children
+
+
+def cpu_marks(server: int, es: int | None) -> dict[str, float]:
+    """CPU seconds so far of the server, its workers, the node, this process (the measuring
+    clients) and the whole machine."""
+    return {
+        "server": cpu_seconds(server),
+        "worker": sum(cpu_seconds(c) for c in descendants(server)),
+        "es": cpu_seconds(es) if es else 0.0,
+        "measuring": cpu_seconds(os.getpid()),
+        "machine": machine_busy(),
+    }
 
 
 def varied_text(books: dict[str, list[list[str]]], rng: random.Random) -> bytes:
@@ -515,6 +547,16 @@ def main() -> None:
         "--stop-node", type=int, default=None, metavar="PORT", help="with --hostile: at the end"
     )
     parser.add_argument(
+        "--idle-s", type=float, default=5, help="seconds the node's idle CPU is read before"
+    )
+    parser.add_argument(
+        "--attacker-priority",
+        choices=["idle", "normal"],
+        default="idle",
+        help="with --hostile: the attacking process's CPU priority (normal: as before issue 30's"
+        " CPU split)",
+    )
+    parser.add_argument(
         "--memory", action="store_true", help="varied matches in a row, RSS (issue 30)"
     )
     parser.add_argument("--matches", type=int, default=1000, help="with --memory")
@@ -554,6 +596,9 @@ def main() -> None:
     )
     hostile: dict[str, Any] = {}
     down: dict[str, tuple[str, float]] = {}
+    es_pid = listening_pid(urllib.parse.urlsplit(args.es_url).port or 9200)
+    es_idle = es_idle_rate(es_pid, args.idle_s)
+    marks = cpu_marks(proc.pid, es_pid), time.monotonic()
     try:
         if args.hostile:
             fork = multiprocessing.get_context("fork")
@@ -564,6 +609,7 @@ def main() -> None:
         if args.hostile:
             hostile = out.get(timeout=300)
             attacker.join()
+        cpu = cpu_used(marks, cpu_marks(proc.pid, es_pid), hostile.get("cpu_s"))
         if args.hostile and args.stop_node is not None:
             kinds = {c.kind: c for c in [*mix, *heavy]}
             down = node_down(args.port, args.stop_node, kinds)
@@ -613,9 +659,36 @@ def main() -> None:
         load1=load_avg().split()[0],
     )
     result["rss_growth_mb"] = round(end_mb - (rss_all[0] if rss_all else 0.0), 1)
+    result.update({f"cpu_{k}_s": round(v, 1) for k, v in cpu.items()}, es_idle_cpu=es_idle)
     if args.hostile:
         result.update(hostile_figures(hostile, down, args))
     print("RESULT " + " ".join(f"{k}={v}" for k, v in result.items()))
+
+
+def es_idle_rate(es_pid: int | None, seconds: float) -> float:
+    """The node's CPU seconds per second with no load from here (merges, other clients):
+    its share of the window's CPU that is not this benchmark's."""
+    if not es_pid or seconds <= 0:
+        return 0.0
+    before = cpu_seconds(es_pid)
+    time.sleep(seconds)
+    rate = (cpu_seconds(es_pid) - before) / seconds
+    log(f"the node idle: {rate:.2f} CPU s/s over {seconds:g} s before the load")
+    return round(rate, 2)
+
+
+def cpu_used(
+    marks: tuple[dict[str, float], float], end: dict[str, float], attack_s: float | None
+) -> dict[str, float]:
+    """CPU seconds each part took between ``marks`` and ``end`` (the attacker's own count,
+    when there was one), and what else the machine did ("other"), logged as shares."""
+    start, t0 = marks
+    used = {k: end[k] - start[k] for k in end if k != "machine"}
+    if attack_s is not None:
+        used["attack"] = attack_s
+    machine = end["machine"] - start["machine"]
+    log(split_line(used, machine, time.monotonic() - t0))
+    return {**used, "other": max(0.0, machine - sum(used.values()))}
 
 
 def hostile_figures(
@@ -630,6 +703,8 @@ def hostile_figures(
     overflow = sum(statuses.values()) - served
     refusal_p50, refusal_p95 = percentiles(hostile["refusal_ms"] or [0.0])
     figures: dict[str, Any] = {
+        "attacker": hostile["priority"].replace(" ", "_"),
+        "heavy_rps": round(sum(statuses.values()) / args.seconds, 1),
         "heavy_clients": args.heavy_clients,
         "slow_clients": args.slow_clients,
         "heavy_served": served,
