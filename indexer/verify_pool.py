@@ -9,10 +9,11 @@ chunks and come back in input order, so the relations are those of the in-proces
 
 A chunk whose worker fails (an exception, or a crashed process) is verified again in the
 parent: no pair is lost, and an error the pair itself causes is raised as in-process. A
-crashed pool is replaced, a few times at most; then the job goes on in-process.
+crashed worker is replaced, a few times at most; then the job goes on in-process.
 
 `Verifier` is the seam the dedup job holds: this process pool, or the Dask one
-(`indexer.verify_dask`, `--scheduler`), which chunks, orders and falls back the same way.
+(`indexer.verify_dask`, `--scheduler`), which chunks, orders and falls back the same way
+(its scheduler places the chunks: no routing by book).
 `submit` hands a batch to the workers and returns at once (`Pending`), so the job can plan the
 next batch, and classify and write the last one, while the workers verify.
 """
