@@ -71,6 +71,7 @@ def lis_null_sd(n: int) -> float:
     return max(0.5, TW_SD * max(n, 1) ** (1.0 / 6.0))
 
 
+@lru_cache(maxsize=1 << 16)
 def _effective_n(mean: float) -> int:
     """The smallest permutation size whose expected LIS reaches ``mean`` (inverse of
     ``lis_null_mean``, which is non-decreasing): a bisection over the integers."""
@@ -150,7 +151,8 @@ def _shuffled_lcs(
 
 def calibrated(lcs: int, n: int, values: list[int]) -> OrderEvidence:
     """z of an |LCS| over ``n`` shared items against the shuffled |LCS| ``values``."""
-    mean = max(float(np.mean(values)), lis_null_mean(n))  # repeats only add chance matches
+    # sum / len, not np.mean (~5 us on a short list): the sum of ints is exact, so the same mean
+    mean = max(sum(values) / len(values), lis_null_mean(n))  # repeats only add chance matches
     sd = lis_null_sd(_effective_n(mean))
     return OrderEvidence(n, lcs, mean, sd, (lcs - mean) / sd, len(values))
 

@@ -1,16 +1,19 @@
 """Verification on every core: a batch's planned pairs verified in worker processes.
 
 The parent plans each pair (it holds the lexicons and the feature cache) and classifies the
-results; the workers run the pure `bookdup.relate.verify_detached`. Pairs go in contiguous
-chunks (several per worker, so a slow chunk of translated pairs does not leave a core idle
-for long) and come back in input order, so the relations are those of the in-process path.
+results; the workers run the pure `bookdup.relate.verify_detached`. Each worker is a process
+of its own, and a pair goes to the worker that made its costliest preparation before (its
+translated book: `AffineRouter`), so a book is translated by one worker, not by each, and
+each worker's cache of prepared books holds half of them. A worker's pairs go in contiguous
+chunks and come back in input order, so the relations are those of the in-process path.
 
 A chunk whose worker fails (an exception, or a crashed process) is verified again in the
 parent: no pair is lost, and an error the pair itself causes is raised as in-process. A
-crashed pool is replaced, a few times at most; then the job goes on in-process.
+crashed worker is replaced, a few times at most; then the job goes on in-process.
 
 `Verifier` is the seam the dedup job holds: this process pool, or the Dask one
-(`indexer.verify_dask`, `--scheduler`), which chunks, orders and falls back the same way.
+(`indexer.verify_dask`, `--scheduler`), which chunks, orders and falls back the same way
+(its scheduler places the chunks: no routing by book).
 `submit` hands a batch to the workers and returns at once (`Pending`), so the job can plan the
 next batch, and classify and write the last one, while the workers verify.
 """
@@ -19,13 +22,16 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Hashable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Protocol, Self, TypeVar
 
 from bookdup import bitlcs, screenkernel
+from bookdup.compare import translated_first
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
 from bookdup.verify import Verification
@@ -35,6 +41,7 @@ from readers.dictionaries import Dictionaries
 
 __all__ = [
     "MAX_DEFAULT_WORKERS",
+    "AffineRouter",
     "Closing",
     "Done",
     "Pending",
@@ -46,9 +53,11 @@ __all__ = [
     "open_verifier",
     "split_planned",
     "verify_here",
+    "affinity_key",
 ]
 
 Planned = tuple[BookFeatures, BookFeatures, PairPlan]
+T = TypeVar("T")
 
 #: Each worker holds its own lexicons (~100-300 MB with stems for the big FreeDict pairs) and
 #: the node wants a core too: more than 4 workers cost memory for little.
@@ -141,10 +150,47 @@ def open_verifier(
     return VerifyPool(workers, lexicons=lexicons)
 
 
-def split_planned(planned: Sequence[Planned], parts: int, least: int) -> list[Sequence[Planned]]:
+def split_planned(planned: Sequence[T], parts: int, least: int) -> list[Sequence[T]]:
     """Contiguous chunks of about ``parts`` equal sizes, each of ``least`` pairs at least."""
     size = max(least, -(-len(planned) // max(1, parts)))
     return [planned[i : i + size] for i in range(0, len(planned), size)]
+
+
+def affinity_key(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> Hashable:
+    """The pair's costliest preparation: its translated book with the lexicon (a translation
+    takes ~1.3 ms, a sort ~0.2 ms), else its first book."""
+    d = plan.dictionary
+    if d is None:
+        return book_key(a), None
+    return book_key(a if translated_first(a, b, d) else b), (d.source, d.target)
+
+
+class AffineRouter:
+    """Which worker verifies each pair: the one its `affinity_key` first went to, while that
+    worker's share of the batch stays within ``slack`` of an even share; else the least loaded
+    (a book met by most of a batch, as in an incremental run, is shared out)."""
+
+    def __init__(self, workers: int, slack: float = 0.05) -> None:
+        self.workers = workers
+        self.slack = slack
+        self.owner: dict[Hashable, int] = {}  # a few entries a book: kept for the whole job
+
+    def route(self, planned: Sequence[Planned]) -> list[int]:
+        """Each pair's worker; the largest groups of one key are placed first."""
+        keys = [affinity_key(*p) for p in planned]
+        count, first = Counter(keys), dict[Hashable, int]()
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
+        fair = len(keys) / self.workers * (1 + self.slack)
+        load, lanes = [0] * self.workers, [0] * len(keys)
+        for i in sorted(range(len(keys)), key=lambda i: (-count[keys[i]], first[keys[i]])):
+            lane = self.owner.get(keys[i])
+            if lane is None or load[lane] + 1 > fair:
+                lane = min(range(self.workers), key=load.__getitem__)
+                self.owner.setdefault(keys[i], lane)
+            lanes[i] = lane
+            load[lane] += 1
+        return lanes
 
 
 def chunk_pairs(
@@ -167,7 +213,8 @@ def _open_shelf() -> FeatureShelf | None:
 
 
 class VerifyPool(Closing):
-    """A process pool for one job's verification; ``workers`` <= 1 verifies in-process."""
+    """One single-process pool a worker, for one job's verification (a shared pool cannot send
+    a pair to the worker that prepared its book); ``workers`` <= 1 verifies in-process."""
 
     def __init__(
         self,
@@ -183,55 +230,54 @@ class VerifyPool(Closing):
         self.min_chunk = min_chunk
         self.restarts_left = max_restarts
         self.fallbacks = 0  # chunks verified again in-process after a worker failed
-        self._pool = self._start() if workers > 1 else None
-        self._shelf = _open_shelf() if self._pool is not None else None
+        self._router = AffineRouter(workers)
+        self._pools = [self._start() for _ in range(workers)] if workers > 1 else []
+        self._shelf = _open_shelf() if self._pools else None
 
     def _start(self) -> ProcessPoolExecutor:
-        """A pool with its workers forked now: before the job's search thread starts, as the
-        index job forks before its own threads (a lock held by a thread at fork time would
-        stay held in the child), with the compiled kernels loaded (`bookdup.bitlcs.warm`) and
-        the job's lexicons handed over, so no worker starts either again."""
+        """A worker forked now: before the job's search thread starts, as the index job forks
+        before its own threads (a lock held by a thread at fork time would stay held in the
+        child), with the compiled kernels loaded (`bookdup.bitlcs.warm`) and the job's lexicons
+        handed over, so no worker starts either again."""
         bitlcs.warm()
         screenkernel.warm()
         pool = ProcessPoolExecutor(
-            max_workers=self.workers,
-            initializer=init_worker,
-            initargs=(os.getpid(), self.lexicons),
+            max_workers=1, initializer=init_worker, initargs=(os.getpid(), self.lexicons)
         )
-        pool.submit(int)  # with fork, the first submit starts every worker
+        pool.submit(int)  # with fork, the first submit starts the worker
         return pool
 
     def submit(self, planned: Sequence[Planned]) -> Pending:
-        """The batch's chunks queued on the workers (in-process: verified now)."""
-        pool = self._pool
-        if pool is None or not planned:
+        """The batch's chunks queued on their workers (in-process: verified now)."""
+        if not self._pools or not planned:
             return Done(verify_here(planned))
-        chunks = split_planned(planned, self.workers * self.chunks_per_worker, self.min_chunk)
         ref, books = None, list(batch_books(planned))
         if self._shelf is not None:
             ref = self._shelf.ref
             self._shelf.pin(books)
-        futures = [pool.submit(verify_chunk, [to_task(*p, ref) for p in c]) for c in chunks]
-        return _PoolBatch(self, pool, chunks, futures, books)
+        lanes = self._router.route(planned)
+        chunks: list[_Chunk] = []
+        for lane, pool in enumerate(self._pools):
+            mine = [i for i, to in enumerate(lanes) if to == lane]
+            for part in split_planned(mine, self.chunks_per_worker, self.min_chunk):
+                pairs = [planned[i] for i in part]
+                future = pool.submit(verify_chunk, [to_task(*p, ref) for p in pairs])
+                chunks.append(_Chunk(part, pairs, lane, pool, future))
+        return _PoolBatch(self, len(planned), chunks, books)
 
-    def _settle(
-        self,
-        pool: ProcessPoolExecutor,
-        chunk: Sequence[Planned],
-        future: Future[list[Verification | None]],
-    ) -> list[VerifiedPair | None]:
+    def _settle(self, chunk: _Chunk) -> list[VerifiedPair | None]:
         """The chunk's results from its worker; verified here when the worker failed."""
         try:
-            results = future.result()
+            results = chunk.future.result()
         except BrokenProcessPool:
-            if pool is self._pool:
-                self._replace()
+            if chunk.lane < len(self._pools) and self._pools[chunk.lane] is chunk.pool:
+                self._replace(chunk.lane)
             self.fallbacks += 1
-            return verify_here(chunk)
+            return verify_here(chunk.pairs)
         except Exception:  # the worker raised: the pair will raise here too, or pass
             self.fallbacks += 1
-            return verify_here(chunk)
-        return chunk_pairs(chunk, results)
+            return verify_here(chunk.pairs)
+        return chunk_pairs(chunk.pairs, results)
 
     def _landed(self, books: list[BookKey]) -> None:
         """A batch settled: its books may leave the shelf."""
@@ -239,45 +285,50 @@ class VerifyPool(Closing):
             self._shelf.unpin(books)
             self._shelf.trim()
 
-    def _replace(self) -> None:
-        """A worker died: a new pool, or none (in-process) once the restarts are used up."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = self._start() if self.restarts_left > 0 else None
+    def _replace(self, lane: int) -> None:
+        """A worker died: a new one, or none at all (in-process) once the restarts are used up."""
+        self._pools[lane].shutdown(wait=False, cancel_futures=True)
+        if self.restarts_left > 0:
+            self._pools[lane] = self._start()
+        else:
+            for pool in self._pools:
+                pool.shutdown(wait=False, cancel_futures=True)
+            self._pools = []
         self.restarts_left -= 1
 
     def close(self) -> None:
         """Stop the workers (pending chunks cancelled, running ones finished)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        for pool in self._pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+        self._pools = []
         if self._shelf is not None:
             self._shelf.close()
             self._shelf = None
 
 
+@dataclass(frozen=True)
+class _Chunk:
+    """Pairs of a batch (at ``at`` in it) queued on the worker of ``lane``."""
+
+    at: Sequence[int]
+    pairs: list[Planned]
+    lane: int
+    pool: ProcessPoolExecutor
+    future: Future[list[Verification | None]]
+
+
 class _PoolBatch:
-    """A batch's chunks on the process pool."""
+    """A batch's chunks on the workers."""
 
     def __init__(
-        self,
-        owner: VerifyPool,
-        pool: ProcessPoolExecutor,
-        chunks: list[Sequence[Planned]],
-        futures: list[Future[list[Verification | None]]],
-        books: list[BookKey],
+        self, owner: VerifyPool, size: int, chunks: list[_Chunk], books: list[BookKey]
     ) -> None:
-        self.owner, self.pool, self.chunks, self.futures, self.books = (
-            owner,
-            pool,
-            chunks,
-            futures,
-            books,
-        )
+        self.owner, self.size, self.chunks, self.books = owner, size, chunks, books
 
     def result(self) -> list[VerifiedPair | None]:
-        out: list[VerifiedPair | None] = []
-        for chunk, future in zip(self.chunks, self.futures, strict=True):
-            out.extend(self.owner._settle(self.pool, chunk, future))
+        out: list[VerifiedPair | None] = [None] * self.size
+        for chunk in self.chunks:
+            for i, verified in zip(chunk.at, self.owner._settle(chunk), strict=True):
+                out[i] = verified
         self.owner._landed(self.books)
         return out

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 import pickle
+from collections import Counter
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
@@ -14,7 +17,7 @@ from bookdup.relate import verify_detached, verify_planned
 from bookdup.verify import Verification
 from indexer import verify_pool
 from indexer.feature_shelf import FeatureShelf
-from indexer.verify_pool import Planned, VerifyPool, verify_here
+from indexer.verify_pool import AffineRouter, Planned, VerifyPool, verify_here
 from indexer.verify_worker import PairTask, verify_chunk
 from tests.indexer.verify_cases import (
     FAKE,
@@ -99,7 +102,7 @@ def test_a_crashed_worker_loses_no_pair(planned, monkeypatch) -> None:
     jobs = [*planned[:4], odd_pair(planned), *planned[:4]]
     with VerifyPool(2, min_chunk=1, max_restarts=1) as pool:
         got = pool.verify(jobs)
-        assert pool.fallbacks >= 1 and pool.restarts_left == 0 and pool._pool is not None
+        assert pool.fallbacks >= 1 and pool.restarts_left == 0 and pool._pools
         fallbacks = pool.fallbacks
         again = pool.verify(planned[:4])  # the new pool works
         assert pool.fallbacks == fallbacks
@@ -115,7 +118,7 @@ def test_no_shelf_sends_the_books_with_their_chunks(planned, monkeypatch) -> Non
 
     monkeypatch.setattr(verify_pool, "FeatureShelf", unwritable)
     with VerifyPool(2, min_chunk=1) as pool:
-        assert pool._shelf is None and pool._pool is not None
+        assert pool._shelf is None and pool._pools
         got = pool.verify(planned)
         assert pool.fallbacks == 0
     assert all(same(g, w) for g, w in zip(got, verify_here(planned), strict=True))
@@ -123,4 +126,46 @@ def test_no_shelf_sends_the_books_with_their_chunks(planned, monkeypatch) -> Non
 
 def test_one_worker_means_no_pool(planned) -> None:
     with VerifyPool(1) as pool:
-        assert pool.verify(planned[:2]) and pool._pool is None
+        assert pool.verify(planned[:2]) and not pool._pools
+
+
+def _pair(x: str, y: str, lexicon: bool = True) -> Planned:
+    """A planned pair as the router reads it: ``x`` (French) translated into ``y``'s English."""
+    fr, en = (
+        SimpleNamespace(book_id=i, content_hash="h" + i, language=lang)
+        for i, lang in ((x, "fr"), (y, "en"))
+    )
+    lexicon_used = SimpleNamespace(source="fr", target="en") if lexicon else None
+    plan = SimpleNamespace(dictionary=lexicon_used)
+    return cast(Planned, (en, fr, plan))  # the translated book second: routed by it all the same
+
+
+def test_a_translated_books_pairs_go_to_one_worker_batch_after_batch() -> None:
+    router = AffineRouter(2)
+    batch = [_pair(x, f"e{i}") for i in range(6) for x in ("x1", "x2")]
+    lanes = router.route(batch)
+    by_book: dict[str, set[int]] = {}
+    for (_, fr, _), lane in zip(batch, lanes, strict=True):
+        by_book.setdefault(fr.book_id, set()).add(lane)
+    assert by_book == {"x1": {0}, "x2": {1}}
+    later = [_pair("x2", "e9"), _pair("x1", "e9"), _pair("x3", "e9", lexicon=False)]
+    assert router.route(later)[:2] == [1, 0]  # the same workers in a later batch
+
+
+def test_a_book_met_by_a_whole_batch_is_shared_out() -> None:
+    """An incremental run's one new book meets every candidate: both workers verify."""
+    lanes = AffineRouter(2).route([_pair("new", f"e{i}") for i in range(40)])
+    assert sorted(Counter(lanes).values()) == [19, 21]
+
+
+@needs_lexicon
+def test_pairs_routed_to_their_workers_come_back_in_order(planned) -> None:
+    """A batch spread over both workers by book gives the in-process results in order."""
+    jobs = [p for p in planned for _ in range(3)] + planned[::-1]
+    with VerifyPool(2, min_chunk=1) as pool:
+        batch = pool.submit(jobs)
+        assert isinstance(batch, verify_pool._PoolBatch)
+        assert {c.lane for c in batch.chunks} == {0, 1}
+        got = batch.result()
+        assert pool.fallbacks == 0
+    assert all(same(g, w) for g, w in zip(got, verify_here(jobs), strict=True))
