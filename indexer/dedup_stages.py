@@ -234,17 +234,6 @@ def submit_candidates(
     return PendingBatch(planned, pending)
 
 
-def verify_candidates(
-    run: DedupRun,
-    pairs: Sequence[tuple[str, str]],
-    pool: Verifier | None = None,
-    screened: AbstractSet[tuple[str, str]] = frozenset(),
-) -> VerifiedBatch:
-    """Stage 3: LCS verification of each pair that a lexicon makes comparable
-    (`submit_candidates`, waited for)."""
-    return submit_candidates(run, pairs, pool, screened).result()
-
-
 @dataclass(frozen=True)
 class FoundRelation:
     """A classified related pair, ready to be written."""

@@ -18,7 +18,7 @@ from indexer.dedup_stages import (
     prepare,
     select_books,
     stale_relation_ids,
-    verify_candidates,
+    submit_candidates,
     write_actions,
 )
 from indexer.index_job import IndexOptions, run_index
@@ -68,7 +68,7 @@ def test_candidates_hold_every_related_pair_and_no_self_pair(run) -> None:
 
 def test_verify_keeps_related_pairs_and_drops_unrelated_ones(run) -> None:
     pairs = [(PRIDE, PRIDE_VOL), (ALICE_DE, ALICE_EN), (SCARLET, WALDEN)]
-    verified = verify_candidates(run, pairs)
+    verified = submit_candidates(run, pairs).result()
     assert verified.compared == 3
     kept = {(v.a.book_id, v.b.book_id) for v in verified.pairs}
     assert kept == {(PRIDE, PRIDE_VOL), (ALICE_DE, ALICE_EN)}
@@ -77,7 +77,7 @@ def test_verify_keeps_related_pairs_and_drops_unrelated_ones(run) -> None:
 
 
 def test_classify_names_the_relation_with_its_direction(run) -> None:
-    verified = verify_candidates(run, [(PRIDE, PRIDE_VOL), (ALICE_DE, ALICE_EN)]).pairs
+    verified = submit_candidates(run, [(PRIDE, PRIDE_VOL), (ALICE_DE, ALICE_EN)]).result().pairs
     found = {f.pair_id: f for f in classify_pairs(verified)}
     volume = found[f"{PRIDE}|{PRIDE_VOL}"]
     assert (volume.result["relation"], volume.result["direction"]) == (
