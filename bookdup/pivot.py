@@ -14,6 +14,7 @@ The index holds each word's first sense; a query expands each word to ``QUERY_SE
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,8 @@ PIVOT_LANGUAGE = "en"
 #: Pairs of words at most this many positions apart (in the book's unique-word sequence).
 PIVOT_GAP = 3
 INDEX_SENSES = 1
+#: Bits of a key its keyword term keeps: 8 base64 characters.
+KEY_BITS = 48
 QUERY_SENSES = 3
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -122,5 +125,9 @@ def pivot_keys(
 
 
 def key_terms(keys: np.ndarray) -> list[str]:
-    """64-bit keys as 16-hex-digit keyword terms."""
-    return [f"{x:016x}" for x in np.asarray(keys, dtype=np.uint64).tolist()]
+    """64-bit keys as keyword terms of their top ``KEY_BITS`` bits in 8 base64url characters
+    (half the 16 hex digits' bytes; chance collisions stay far below one a query at 10K books)."""
+    top = np.asarray(keys, dtype=np.uint64) >> np.uint64(64 - KEY_BITS)
+    raw = top.astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - KEY_BITS // 8 :]
+    text = base64.urlsafe_b64encode(raw.tobytes()).decode("ascii")
+    return [text[i : i + 8] for i in range(0, len(text), 8)]

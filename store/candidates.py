@@ -379,8 +379,6 @@ class StopLists:
     #: sorted uint32 hashes of the unique words held by more than ``common_df`` books (boilerplate
     #: everywhere): dropped from verification
     common: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.uint32))
-    #: pivot pair keys held by more than ``max_df`` books (read only with ``pivot_pairs``)
-    pivots: frozenset[str] = frozenset()
 
     @property
     def n_terms(self) -> int:
@@ -404,7 +402,6 @@ class StopLists:
         held = high_df_terms(client, index, UNIQ_FIELD, frequent_df(n_books) - 1)
         common = high_df_terms(client, index, UNIQ_FIELD, common_df(n_books))
         table = winnow_frequencies(client, index) if winnows else None
-        pivots = high_df_terms(client, index, PIVOTS.field, max_df) if params.pivot_pairs else set()
         return cls(
             n_books,
             max_df,
@@ -414,7 +411,6 @@ class StopLists:
             _sorted_hashes(high[STEMS_FIELD]),
             table,
             _sorted_hashes(common),
-            frozenset(pivots),
         )
 
 
@@ -628,7 +624,7 @@ class CandidateSearcher:
 
     def pivot_queries(self, f: BookFeatures) -> list[CandidateQuery]:
         """The searches of ``f``'s pivot pair keys (``pivot_pairs``): its keys with
-        ``QUERY_SENSES`` senses a word, stopped ones left out, in searches of at most
+        ``QUERY_SENSES`` senses a word (no stop list: each scores its idf), in searches of at most
         ``pivot_query_chunk`` clauses over the other languages' books, whose scores (Σ idf)
         the caller sums per book. One set for every target language: a book's keys are the
         same whichever it is, and a term's lookup is most of a search's cost."""
@@ -638,7 +634,7 @@ class CandidateSearcher:
         if self._pivot_lexicons is None:
             self._pivot_lexicons = PivotLexicons.from_lexicons(self.lexicons)
         keys = pivot_keys(f.unique.stems, f.language, self._pivot_lexicons, p.pivot_query_senses)
-        terms = [t for t in key_terms(keys) if t not in self.stop.pivots]
+        terms = key_terms(keys)
         step = p.pivot_query_chunk
         return [
             CandidateQuery(

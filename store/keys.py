@@ -113,10 +113,12 @@ def _no_terms(_f: BookFeatures, _modulus: int) -> list[str]:
 #: the field to its index (``store.schema.add_pivot_field``) and fills it.
 PIVOTS = CandidateKey(
     "pivots",
-    "ordered pairs of the unique words' stems mapped into English (bookdup.pivot), 64-bit "
-    "hex: the keys of the pivot translated queries (CandidateParams.pivot_pairs)",
+    "ordered pairs of the unique words' stems mapped into English (bookdup.pivot): the keys "
+    "of the pivot translated queries (CandidateParams.pivot_pairs)",
     _no_terms,
-    doc_values=True,
+    # no stop list (a query scores each key by its idf), so no doc values: they were 122 of
+    # the field's 216 KB a real book (docs/EVALUATION.md)
+    doc_values=False,
 )
 
 #: Every candidate key, in the order the books document lists them.

@@ -213,10 +213,9 @@ def test_indices_are_created_with_the_layout_asked_for(es_client) -> None:
 
 def test_the_pivot_field_is_added_only_by_jobs_that_fill_it(es_client, index_names) -> None:
     """Issue 27: the books mapping (strict) refuses a document with pivot pair keys until an
-    index job with ``pivot_pairs`` adds the field; then the keys are searchable and their stop
-    list (terms aggregation) reads them."""
+    index job with ``pivot_pairs`` adds the field; then the keys are searchable, without doc
+    values (no stop list aggregates them) and out of ``_source``."""
     from store.bulk import bulk_write
-    from store.candidates import high_df_terms
     from store.schema import add_pivot_field
 
     def write(i: int) -> list:
@@ -228,4 +227,10 @@ def test_the_pivot_field_is_added_only_by_jobs_that_fill_it(es_client, index_nam
     add_pivot_field(es_client, index_names)
     add_pivot_field(es_client, index_names)  # idempotent: every such job adds it
     assert not write(1) and not write(2)
-    assert high_df_terms(es_client, index_names.books, "pivots", 1) == {"00000000000000aa"}
+    shared = {"term": {"pivots": "00000000000000aa"}}
+    assert es_client.count(index=index_names.books, query=shared)["count"] == 2
+    mapping = es_client.indices.get_mapping(index=index_names.books).body
+    spec = next(iter(mapping.values()))["mappings"]["properties"]["pivots"]
+    assert spec["doc_values"] is False
+    # kept out of _source: nothing reads them back, and random terms do not compress
+    assert es_client.get(index=index_names.books, id="b1")["_source"] == {"book_id": "b1"}
