@@ -39,7 +39,7 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 _EMPTY = np.uint64(1 << 32)  # above every 32-bit value: marks an empty bin while densifying
 
 
-def _fmix64(x: np.ndarray) -> np.ndarray:
+def fmix64(x: np.ndarray) -> np.ndarray:
     """murmur3 64-bit finaliser (a bijection that spreads every input bit over the output)."""
     x = x ^ (x >> np.uint64(33))
     x = x * _C1
@@ -66,13 +66,13 @@ def fingerprints_from_hashes(h: np.ndarray, k: int = 5) -> np.ndarray:
     acc = h[:m] * _M[0]
     for j in range(1, k):
         acc += h[j : j + m] * _M[j]
-    return _fmix64(acc)
+    return fmix64(acc)
 
 
 def _probe(cols: np.ndarray, attempts: np.ndarray, n_bins: int) -> np.ndarray:
     """Bin probed by empty bin ``cols`` at ``attempts``: g(i, t), the same for every set."""
     key = cols.astype(np.uint64) * _PROBE_A + attempts.astype(np.uint64) * np.uint64(_PROBE_B)
-    return (_fmix64(key) % np.uint64(n_bins)).astype(np.intp)
+    return (fmix64(key) % np.uint64(n_bins)).astype(np.intp)
 
 
 @cache

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bookdup.dictionary import Dictionary
+from bookdup.minhash import fmix64
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
@@ -32,9 +33,6 @@ INDEX_SENSES = 1
 #: Bits of a key its keyword term keeps: 8 base64 characters.
 KEY_BITS = 48
 QUERY_SENSES = 3
-
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 
 
 @dataclass(frozen=True)
@@ -91,15 +89,6 @@ def pivot_senses(
     return out[known]
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser: a pair's 64 bits spread over the whole key."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    return x ^ (x >> np.uint64(31))
-
-
 def pair_keys(senses: np.ndarray, gap: int = PIVOT_GAP) -> np.ndarray:
     """Sorted distinct uint64 keys of every ordered pair (a sense of word i, a sense of word j),
     1 <= j - i <= ``gap``."""
@@ -112,7 +101,7 @@ def pair_keys(senses: np.ndarray, gap: int = PIVOT_GAP) -> np.ndarray:
                 senses[:-step, :, None].astype(np.uint64), senses[step:, None, :].astype(np.uint64)
             )
             ok = (a != 0) & (b != 0)
-            out.append(_mix((a[ok] << np.uint64(32)) | b[ok]))
+            out.append(fmix64((a[ok] << np.uint64(32)) | b[ok]))
     return np.unique(np.concatenate(out))
 
 
