@@ -10,6 +10,8 @@ else nothing (the read side then shows the book's first words, unless they are s
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 #: Characters of the opening text searched; a header and its ``Title:`` line come first.
 HEAD_CHARS = 3000
@@ -77,3 +79,30 @@ def title_from_text(text: str) -> str | None:
 def is_digitiser_header(text: str) -> bool:
     """Whether ``text`` (a title or a book's first words) is a digitiser's header line."""
     return bool(_HEADER_WORDS.search(text))
+
+
+#: Words of the opening text a book with no title at all is shown by.
+UNTITLED_WORDS = 8
+
+
+def display_title(doc: Mapping[str, Any]) -> str:
+    """The book's title (metadata); without one, the title its opening text names
+    (``found_title``, found at index time: a Gutenberg ``Title:`` line, else X of a
+    digitiser's header ``The Project Gutenberg Etext of X``), else its first words — never the
+    header line itself.
+
+    Plain-text books get their metadata from a ``.json`` sidecar (see README); a title found
+    in the text is marked with brackets. A document indexed before ``found_title`` existed has
+    it looked for in its excerpt.
+    """
+    title = doc.get("title")
+    if title:
+        return str(title)
+    excerpt = str(doc.get("excerpt") or "")
+    found = doc.get("found_title") or title_from_text(excerpt)
+    if found:
+        return f"[{found}]"
+    words = excerpt.split()[:UNTITLED_WORDS]
+    if words and not is_digitiser_header(" ".join(words)):
+        return f"[{' '.join(words)}…]"
+    return "[untitled]"

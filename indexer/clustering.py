@@ -27,7 +27,8 @@ from bookdup.cluster import (
 from indexer.failpoints import failpoint
 from store.bulk import bulk_write
 from store.iterate import iter_documents
-from store.schema import IndexNames, paused_refresh, refresh
+from store.schema import IndexNames, add_display_title, paused_refresh, refresh
+from store.shown import MARKER, SHOWN_FROM
 
 #: The lock every job that writes relations or cluster ids takes (dedup, remove).
 CLUSTER_LOCK = "dedup"
@@ -109,6 +110,26 @@ def apply_clusters(client: Elasticsearch, names: IndexNames, clustering: Cluster
     return bulk_write(client, updates).ok
 
 
+def write_display_titles(client: Elasticsearch, names: IndexNames) -> int:
+    """Store the display title (``store.shown``) of every book indexed before it was stored,
+    so search reads them from doc values; each only if the book is unchanged since it was read
+    (an index job that rewrote it wrote its own: a version conflict). Returns the books written."""
+    unshown = {"bool": {"must_not": {"exists": {"field": MARKER}}}}
+    hits = iter_documents(client, names.books, query=unshown, source=SHOWN_FROM, versions=True)
+    titles = (
+        {
+            "_op_type": "update",
+            "_index": names.books,
+            "_id": h["_id"],
+            "if_seq_no": h["_seq_no"],
+            "if_primary_term": h["_primary_term"],
+            "doc": {MARKER: add_display_title(h["_source"])[MARKER]},
+        }
+        for h in hits
+    )
+    return bulk_write(client, titles).ok
+
+
 def write_clusters(client: Elasticsearch, names: IndexNames) -> tuple[int, int, int]:
     """Compute the clusters and update the books whose ids changed, all visible at once.
 
@@ -117,6 +138,7 @@ def write_clusters(client: Elasticsearch, names: IndexNames) -> tuple[int, int, 
     clustering = compute_clusters(client, names)
     failpoint("clusters.computed")
     with paused_refresh(client, names.books):
+        write_display_titles(client, names)
         updated = apply_clusters(client, names, clustering)
         failpoint("clusters.applied")  # written, not yet published
         refresh(client, names.books)  # publish: every change at one refresh

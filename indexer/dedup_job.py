@@ -32,7 +32,7 @@ from elasticsearch import Elasticsearch
 
 from bookdup.pairs import pair_key
 from bookdup.relate import Link, pairs_through_translations
-from indexer.clustering import CLUSTER_LOCK, write_clusters
+from indexer.clustering import CLUSTER_LOCK, write_clusters, write_display_titles
 from indexer.dedup_stages import (
     CandidateBatch,
     DedupParams,
@@ -363,6 +363,7 @@ def run_dedup(
     if not full and since is None:
         settled = settled_by(client, names, params)
         if settled is not None:
+            write_display_titles(client, names)  # books indexed before them (store.shown)
             return DedupSummary(run_id="", nothing_new_since=settled)
     run_id = new_run_id("dedup")
     with JobLock(client, names, CLUSTER_LOCK, run_id) as lock:

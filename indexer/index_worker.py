@@ -26,6 +26,7 @@ from readers.common import decoding_warning
 from readers.dictionaries import Dictionaries
 from store.bulk import add_fields, encode_source
 from store.keys import document_keys, pivot_document_keys
+from store.shown import shown_fields
 
 #: Pages searched for a title the text names (bookdup.titles reads their first characters).
 TITLE_PAGES = 3
@@ -90,9 +91,9 @@ def build_document(
     features = extract_features(book, params)
     own_cluster = cluster_id([book.id])
     optional = pivot_document_keys(features, pivots) if pivots is not None else {}
+    shown = shown_fields(book.title, book.author, found_title(book), _excerpt(book))
     return {
         "book_id": book.id,
-        "title": book.title,
         "author": book.author,
         "year": book.year,
         "language": features.language,
@@ -107,8 +108,7 @@ def build_document(
         # which are always present in freshly extracted features
         "n_unique": len(features.unique),
         "flags": list(features.flags),
-        "found_title": found_title(book),
-        "excerpt": _excerpt(book),
+        **shown,
         # every candidate-key field (bands, uniq, stems, winnows): the registry in store.keys
         **document_keys(features, uniq_modulus),
         **optional,

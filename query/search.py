@@ -30,6 +30,7 @@ from elasticsearch import Elasticsearch
 from query.context import READ_RETRY_S, BadRequest
 from query.display import display_title
 from store.retry import with_retries
+from store.shown import DOC_VALUES, from_doc_values
 
 CLUSTER_FIELDS = {"edition": "edition_cluster", "work": "work_cluster"}
 COLLAPSE_CHOICES = ("edition", "work", "none")
@@ -49,11 +50,11 @@ HIT_FIELDS = [
     "year",
     "edition_cluster",
     "work_cluster",
-    "excerpt",
 ]
-#: What a hit's document is read with: its fields, and whether it is a part or an abridgement.
-SOURCE_FIELDS = [*HIT_FIELDS, "partial"]
-MEMBER_FIELDS = ["book_id", "title", "found_title", "language", "year", "excerpt"]
+MEMBER_FIELDS = ["book_id", "title", "found_title", "language", "year"]
+#: What a book without its shown doc values (``store.shown``) is read with instead: its shown
+#: fields, and the opening text its display title may need.
+SOURCE_FIELDS = [*HIT_FIELDS, "partial", "excerpt"]
 SEARCH_FIELDS = [
     "title^3",
     "title.words^3",
@@ -115,7 +116,15 @@ def _member_sort(collapse: str) -> list[dict[str, Any]]:
     return [partial, relevance[0], rank, relevance[1]]
 
 
-def _body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> dict[str, Any]:
+#: How every hit is read: the shown fields' doc values, no stored field (see ``store.shown``).
+READ_SHOWN = {
+    "_source": False,
+    "stored_fields": "_none_",
+    "docvalue_fields": list(DOC_VALUES.values()),
+}
+
+
+def _page_body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> dict[str, Any]:
     body: dict[str, Any] = {
         "query": _query(text, filters),
         "from": (page - 1) * per_page,
@@ -123,56 +132,52 @@ def _body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> 
         "sort": [{"_score": "desc"}, {"book_id": "asc"}],
         "track_scores": True,
         "track_total_hits": True,
-        "_source": SOURCE_FIELDS,
+        **READ_SHOWN,
     }
     if collapse != "none":
         field = CLUSTER_FIELDS[collapse]
-        body["collapse"] = {
-            "field": field,
-            "inner_hits": {
-                "name": "members",
-                "size": MEMBERS_SHOWN,
-                "_source": SOURCE_FIELDS,
-                "sort": _member_sort(collapse),
-            },
-        }
+        body["collapse"] = {"field": field}
         body["aggs"] = {"groups": {"cardinality": {"field": field, "precision_threshold": 40000}}}
     return body
 
 
-def cluster_counts(
-    client: Elasticsearch, index: str, editions: list[str], works: list[str]
-) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
-    """Books per edition cluster, and books per language of each work cluster."""
-    if not editions and not works:
-        return {}, {}
-    body = {
-        "size": 0,
-        "query": {
-            "bool": {
-                "should": [
-                    {"terms": {"edition_cluster": editions}},
-                    {"terms": {"work_cluster": works}},
-                ]
-            }
-        },
-        "aggs": {
-            "ed": {
-                "filter": {"terms": {"edition_cluster": editions}},
-                "aggs": {"c": {"terms": {"field": "edition_cluster", "size": len(editions) or 1}}},
-            },
-            "wk": {
-                "filter": {"terms": {"work_cluster": works}},
-                "aggs": {
-                    "c": {
-                        "terms": {"field": "work_cluster", "size": len(works) or 1},
-                        "aggs": {"lang": {"terms": {"field": "language", "size": 50}}},
-                    }
-                },
-            },
-        },
+def _members_body(
+    text: str, collapse: str, filters: dict, keys: list[str], editions: list[str], works: list[str]
+) -> dict[str, Any]:
+    """The matching books of the page's clusters, each cluster's representative first, and the
+    clusters' sizes: one request with a ``top_hits`` aggregation, where ``inner_hits`` would run
+    one search per cluster."""
+    field = CLUSTER_FIELDS[collapse]
+    query = _query(text, filters)
+    query["bool"]["filter"].append({"terms": {field: [k for k in keys if k]}})
+    top = {"size": MEMBERS_SHOWN, "sort": _member_sort(collapse), **READ_SHOWN}
+    members = {
+        "terms": {"field": field, "size": len(keys)},
+        "aggs": {"top": {"top_hits": top}},
     }
-    aggs = with_retries(READ_RETRY_S)(client.search)(index=index, **body).body["aggregations"]
+    aggs = {"members": members, **_counts_aggs(editions, works)}
+    return {"size": 0, "query": query, "aggs": aggs}
+
+
+def _counts_aggs(editions: list[str], works: list[str]) -> dict[str, Any]:
+    """Books per edition cluster and per language of each work cluster, over the whole index."""
+    ed = {"terms": {"field": "edition_cluster", "size": len(editions) or 1}}
+    wk = {
+        "terms": {"field": "work_cluster", "size": len(works) or 1},
+        "aggs": {"lang": {"terms": {"field": "language", "size": 50}}},
+    }
+    return {
+        "counts": {
+            "global": {},
+            "aggs": {
+                "ed": {"filter": {"terms": {"edition_cluster": editions}}, "aggs": {"c": ed}},
+                "wk": {"filter": {"terms": {"work_cluster": works}}, "aggs": {"c": wk}},
+            },
+        }
+    }
+
+
+def _counts(aggs: dict[str, Any]) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
     ed = {b["key"]: b["doc_count"] for b in aggs["ed"]["c"]["buckets"]}
     wk = {
         b["key"]: {lb["key"]: lb["doc_count"] for lb in b["lang"]["buckets"]}
@@ -181,28 +186,48 @@ def cluster_counts(
     return ed, wk
 
 
-def _hit(raw: dict[str, Any], collapse: str) -> dict[str, Any]:
-    inner = raw.get("inner_hits", {}).get("members")
-    # the cluster's representative: its first member (`_member_sort`); the group's score
-    # stays its best book's, the score the groups are ordered by
-    shown = inner["hits"]["hits"][0] if inner and inner["hits"]["hits"] else raw
-    src = shown["_source"]
-    item = {k: src.get(k) for k in HIT_FIELDS if k != "excerpt"}
-    item["display_title"] = display_title(src)
-    item["score"] = raw.get("_score")
-    item["_partial"] = bool(src.get("partial"))
-    if inner:
-        item["matching"] = inner["hits"]["total"]["value"]
-        item["members"] = [
-            {
-                **{k: h["_source"].get(k) for k in MEMBER_FIELDS if k != "excerpt"},
-                "display_title": display_title(h["_source"]),
-            }
-            for h in inner["hits"]["hits"]
-        ]
-    else:
-        item["matching"] = 1
-        item["members"] = [{k: item[k] for k in ("book_id", "title", "language", "year")}]
+def cluster_counts(
+    client: Elasticsearch, index: str, editions: list[str], works: list[str]
+) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+    """Books per edition cluster, and books per language of each work cluster."""
+    if not editions and not works:
+        return {}, {}
+    body = {"size": 0, "aggs": _counts_aggs(editions, works)}
+    aggs = with_retries(READ_RETRY_S)(client.search)(index=index, **body).body["aggregations"]
+    return _counts(aggs["counts"])
+
+
+def _shown(client: Elasticsearch, index: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each hit's shown fields: from its doc values, or — for a book without them
+    (``store.shown``) — from its ``_source``, all such books of the page in one ``mget``."""
+    docs = [from_doc_values(h.get("fields", {})) for h in hits]
+    ids = [h["fields"]["book_id"][0] for h, d in zip(hits, docs, strict=True) if d is None]
+    if ids:
+        found = with_retries(READ_RETRY_S)(client.mget)(
+            index=index, ids=ids, source=SOURCE_FIELDS
+        ).body["docs"]
+        sources = {d["_id"]: d["_source"] for d in found if d.get("found")}
+        for i, (hit, doc) in enumerate(zip(hits, docs, strict=True)):
+            if doc is None:
+                book_id = hit["fields"]["book_id"][0]
+                src = sources.get(book_id, {"book_id": book_id})
+                docs[i] = {**src, "display_title": display_title(src)}
+    return [d for d in docs if d is not None]
+
+
+def _hit(score: Any, members: list[dict[str, Any]], matching: int) -> dict[str, Any]:
+    """A page's hit: its cluster's representative (the first member, see ``_member_sort``) with
+    the group's score, its best book's, the one the groups are ordered by."""
+    shown = members[0]
+    item = {k: shown.get(k) for k in HIT_FIELDS}
+    item["display_title"] = shown["display_title"]
+    item["score"] = score
+    item["_partial"] = bool(shown.get("partial"))
+    item["matching"] = matching
+    item["members"] = [
+        {**{k: m.get(k) for k in MEMBER_FIELDS}, "display_title": m["display_title"]}
+        for m in members
+    ]
     return item
 
 
@@ -234,6 +259,69 @@ def _add_counts(hit: dict[str, Any], collapse: str, ed: dict, wk: dict) -> None:
     hit["cluster_size"] = hit["work_count"] if collapse == "work" else hit["edition_count"]
 
 
+def _flat_hit(raw: dict[str, Any], shown: dict[str, Any]) -> dict[str, Any]:
+    item = _hit(raw.get("_score"), [shown], 1)
+    item["members"] = [{k: item[k] for k in ("book_id", "title", "language", "year")}]
+    return item
+
+
+def _grouped_hits(
+    client: Elasticsearch,
+    index: str,
+    text: str,
+    collapse: str,
+    filters: dict[str, Any],
+    raws: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[str, int], dict[str, dict[str, int]]]:
+    """The page's collapsed hits with their members, and the sizes of the clusters the page's
+    groups name (the representatives' other clusters are counted by ``_count``)."""
+    if not raws:
+        return [], {}, {}
+    field = CLUSTER_FIELDS[collapse]
+    keys = [h["fields"].get(field, [None])[0] for h in raws]
+    clusters = {
+        f: sorted({v for h in raws if (v := h["fields"].get(f, [None])[0])})
+        for f in CLUSTER_FIELDS.values()
+    }
+    body = _members_body(
+        text, collapse, filters, keys, clusters["edition_cluster"], clusters["work_cluster"]
+    )
+    aggs = with_retries(READ_RETRY_S)(client.search)(index=index, **body).body["aggregations"]
+    buckets = {b["key"]: b for b in aggs["members"]["buckets"]}
+    groups = [
+        buckets[k]["top"]["hits"]["hits"] if k in buckets else [h]
+        for h, k in zip(raws, keys, strict=True)
+    ]
+    shown = iter(_shown(client, index, [m for g in groups for m in g]))
+    hits = [
+        _hit(
+            raw.get("_score"),
+            [next(shown) for _ in group],
+            buckets[key]["doc_count"] if key in buckets else 1,
+        )
+        for raw, key, group in zip(raws, keys, groups, strict=True)
+    ]
+    return hits, *_counts(aggs["counts"])
+
+
+def _count(
+    client: Elasticsearch,
+    index: str,
+    hits: list[dict[str, Any]],
+    collapse: str,
+    ed: dict[str, int],
+    wk: dict[str, dict[str, int]],
+) -> None:
+    """Each hit's cluster sizes; the clusters not counted yet counted in one more request."""
+    editions = sorted({h["edition_cluster"] for h in hits if h.get("edition_cluster")} - set(ed))
+    works = sorted({h["work_cluster"] for h in hits if h.get("work_cluster")} - set(wk))
+    more_ed, more_wk = cluster_counts(client, index, editions, works)
+    ed, wk = {**ed, **more_ed}, {**wk, **more_wk}
+    for hit in hits:
+        _add_counts(hit, collapse, ed, wk)
+        del hit["_partial"]
+
+
 def search(
     client: Elasticsearch,
     index: str,
@@ -252,7 +340,7 @@ def search(
     (past the last page of hits too; page 1 of no hits is an empty answer).
     """
     text = _check(q, collapse, page, per_page)
-    body = _body(text, collapse, page, per_page, filters or {})
+    body = _page_body(text, collapse, page, per_page, filters or {})
     response = with_retries(READ_RETRY_S)(client.search)(index=index, **body).body
     total_books = response["hits"]["total"]["value"]
     groups = response["aggregations"]["groups"]["value"] if collapse != "none" else total_books
@@ -264,18 +352,15 @@ def search(
             f"page {page} is past the last page: {groups} {unit} match{'es' * (groups == 1)}, "
             f"{last} page{'s' if last > 1 else ''} of {per_page}"
         )
-    hits = [_hit(h, collapse) for h in response["hits"]["hits"]]
-    if collapse != "none":  # a flat list stays in order of (weighted) relevance
+    raws = response["hits"]["hits"]
+    if collapse == "none":  # a flat list stays in order of (weighted) relevance
+        hits = [_flat_hit(h, d) for h, d in zip(raws, _shown(client, index, raws), strict=True)]
+        ed: dict[str, int] = {}
+        wk: dict[str, dict[str, int]] = {}
+    else:
+        hits, ed, wk = _grouped_hits(client, index, text, collapse, filters or {}, raws)
         hits = complete_first(hits)
-    ed, wk = cluster_counts(
-        client,
-        index,
-        sorted({h["edition_cluster"] for h in hits if h.get("edition_cluster")}),
-        sorted({h["work_cluster"] for h in hits if h.get("work_cluster")}),
-    )
-    for hit in hits:
-        _add_counts(hit, collapse, ed, wk)
-        del hit["_partial"]
+    _count(client, index, hits, collapse, ed, wk)
     return {
         "query": text,
         "collapse": collapse,

@@ -85,13 +85,15 @@ class ChunkSize:
         self.current = min(self.wanted, self.current + max(1, self.wanted // 4))
 
 
+#: What a helpers-style action puts in the bulk header (``if_*``: written only if unchanged).
+_HEADER_KEYS = ("_index", "_id", "_routing", "if_seq_no", "if_primary_term")
+
+
 def _expand(action: Action) -> tuple[dict[str, Any], Body | None]:
     """Split a helpers-style action into the bulk header and body."""
     action = dict(action)
     op = action.pop("_op_type", "index")
-    header: dict[str, Any] = {
-        op: {k: action.pop(k) for k in ("_index", "_id", "_routing") if k in action}
-    }
+    header: dict[str, Any] = {op: {k: action.pop(k) for k in _HEADER_KEYS if k in action}}
     if op == "delete":
         return header, None
     if op == "update":

@@ -28,8 +28,10 @@ def iter_documents(
     source: list[str] | bool | None = None,
     page_size: int = 1000,
     keep_alive: str = "5m",
+    versions: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """Yield hits (``_id``, ``_source``) of ``index`` matching ``query``, each once.
+    """Yield hits (``_id``, ``_source``) of ``index`` matching ``query``, each once; with
+    ``versions``, their ``_seq_no`` and ``_primary_term`` (to update them only if unchanged).
 
     A point in time is lost when the node restarts (its search contexts die with it) or when
     the caller dwells longer than ``keep_alive`` on one page; the walk then starts again on a
@@ -38,7 +40,8 @@ def iter_documents(
     yielded: set[str] = set()
     for attempt in range(MAX_PIT_RESTARTS + 1):
         try:
-            for hit in _iter_pit(client, index, query, source, page_size, keep_alive):
+            pages = _iter_pit(client, index, query, source, page_size, keep_alive, versions)
+            for hit in pages:
                 if hit["_id"] not in yielded:
                     yielded.add(hit["_id"])
                     yield hit
@@ -56,6 +59,7 @@ def _iter_pit(
     source: list[str] | bool | None,
     page_size: int,
     keep_alive: str,
+    versions: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """One point-in-time walk in index order: search_after with the ``_shard_doc`` tiebreaker."""
     pit = with_retries()(client.open_point_in_time)(index=index, keep_alive=keep_alive).body["id"]
@@ -69,6 +73,7 @@ def _iter_pit(
                 "sort": [{"_shard_doc": "asc"}],
                 "query": query or {"match_all": {}},
                 "track_total_hits": False,
+                "seq_no_primary_term": versions,
             }
             if source is not None:
                 body["_source"] = source

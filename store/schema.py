@@ -26,6 +26,7 @@ from store.bulk import bulk_write
 from store.iterate import iter_documents
 from store.keys import PIVOTS, STEMS
 from store.retry import with_retries
+from store.shown import MARKER, shown_fields
 
 LOGICAL_INDICES = ("books", "relations", "runs")
 DEFAULT_PREFIX = "bookdup"
@@ -111,9 +112,22 @@ def keep_without_winnows(source: dict[str, Any]) -> dict[str, Any]:
     return source
 
 
+def add_display_title(source: dict[str, Any]) -> dict[str, Any]:
+    """The title search shows (``store.shown``): the read side takes it from doc values."""
+    if MARKER in source:
+        return source
+    shown = shown_fields(
+        source.get("title"),
+        source.get("author"),
+        source.get("found_title"),
+        str(source.get("excerpt") or ""),
+    )
+    return {**source, MARKER: shown[MARKER]}
+
+
 def upgrade_book(source: dict[str, Any]) -> dict[str, Any]:
     """A books document of any older version brought to the current one."""
-    return keep_without_winnows(add_found_title(add_stems(source)))
+    return add_display_title(keep_without_winnows(add_found_title(add_stems(source))))
 
 
 #: Per logical index, what a migrated document goes through on its way to the new version.
@@ -175,6 +189,7 @@ def ensure_indices(
         current = _alias_target(client, alias)
         if current == wanted:
             _resume_refresh(client, wanted)
+            _add_new_fields(client, wanted, definition["mappings"]["properties"])
             _apply_replicas(client, wanted, layout)
             result[alias] = wanted
             continue
@@ -190,6 +205,26 @@ def ensure_indices(
             migrate(client, current, wanted, alias, TRANSFORMS.get(name))
         result[alias] = wanted
     return result
+
+
+def _new_fields(mapped: Mapping[str, Any], wanted: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields (or a field's added multi-fields) ``wanted`` has and ``mapped`` lacks."""
+    new = {}
+    for name, spec in wanted.items():
+        have = mapped.get(name)
+        if have is None or set(spec.get("fields", {})) - set(have.get("fields", {})):
+            new[name] = spec
+    return new
+
+
+def _add_new_fields(client: Elasticsearch, index: str, wanted: Mapping[str, Any]) -> None:
+    """Map the fields a definition gained in place (an added field or multi-field needs no new
+    version or copy): documents indexed before lack them, and their readers fall back."""
+    body = client.indices.get_mapping(index=index).body
+    mapped = body.get(index, {}).get("mappings", {}).get("properties", {})
+    new = _new_fields(mapped, wanted)
+    if new:
+        with_retries()(client.indices.put_mapping)(index=index, properties=new)
 
 
 def _apply_replicas(client: Elasticsearch, index: str, layout: IndexLayout) -> None:

@@ -22,6 +22,7 @@ from query import explain, related, search
 from store import candidates, keys
 from store.keys import CANDIDATE_KEY_FIELDS, CANDIDATE_KEYS, OPTIONAL_KEY_FIELDS
 from store.schema import load_definition
+from store.shown import DOC_VALUES
 
 TEXT = (
     "The houses of the village stood along the river where the children played and the old "
@@ -140,6 +141,7 @@ def test_the_read_side_never_asks_for_a_key_field() -> None:
         ("related.OTHER_BOOK_FIELDS", related.OTHER_BOOK_FIELDS),
         ("search.SOURCE_FIELDS", search.SOURCE_FIELDS),
         ("search.MEMBER_FIELDS", search.MEMBER_FIELDS),
+        ("shown.DOC_VALUES", list(DOC_VALUES.values())),
         ("explain.META_FIELDS", explain.META_FIELDS),
     ]:
         assert not set(fields) & every_key, name

@@ -83,7 +83,8 @@ def test_books_v2_gain_a_found_title_from_their_excerpt_when_migrated(
     ensure_indices(es_client, index_names)
 
     migrated = es_client.get(index=alias, id="w1")["_source"]
-    assert migrated == {**doc, "found_title": "Die Leiden des jungen Werther--Buch 1"}
+    title = "Die Leiden des jungen Werther--Buch 1"
+    assert migrated == {**doc, "found_title": title, "display_title": f"[{title}]"}
     es_client.indices.delete(index=v2)
 
 
@@ -234,3 +235,37 @@ def test_the_pivot_field_is_added_only_by_jobs_that_fill_it(es_client, index_nam
     assert spec["doc_values"] is False
     # kept out of _source: nothing reads them back, and random terms do not compress
     assert es_client.get(index=index_names.books, id="b1")["_source"] == {"book_id": "b1"}
+
+
+def test_fields_added_to_the_definition_are_mapped_in_place(es_client, index_names) -> None:
+    """An index of the current version made before a field (or a multi-field) was added to the
+    definition gains it at the next job start, with its documents kept, and no copy."""
+    definition = load_definition("books")
+    mappings = json.loads(json.dumps(definition["mappings"]))
+    del mappings["properties"]["display_title"]
+    del mappings["properties"]["found_title"]["fields"]["raw"]
+    concrete = index_names.concrete("books", definition["version"])
+    es_client.indices.delete(index=concrete)
+    es_client.indices.create(index=concrete, settings=definition["settings"], mappings=mappings)
+    es_client.indices.update_aliases(
+        actions=[{"add": {"index": concrete, "alias": index_names.books}}]
+    )
+    doc = {"book_id": "w1", "found_title": "Walden"}
+    es_client.index(index=index_names.books, id="w1", document=doc, refresh=True)
+
+    ensure_indices(es_client, index_names)
+
+    assert list(es_client.indices.get_alias(name=index_names.books).body) == [concrete]
+    props = es_client.indices.get_mapping(index=concrete).body[concrete]["mappings"]["properties"]
+    assert props["display_title"] == definition["mappings"]["properties"]["display_title"]
+    assert props["found_title"]["fields"]["raw"]["type"] == "keyword"
+    assert es_client.get(index=index_names.books, id="w1")["_source"] == doc
+    # an added field is searchable for documents written after it
+    es_client.index(index=index_names.books, id="w2", document=doc, refresh=True)
+    hits = es_client.search(
+        index=index_names.books, docvalue_fields=["found_title.raw"], query={"match_all": {}}
+    )["hits"]["hits"]
+    assert {h["_id"]: h.get("fields") for h in hits} == {
+        "w1": None,
+        "w2": {"found_title.raw": ["Walden"]},
+    }
