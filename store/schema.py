@@ -298,3 +298,15 @@ def add_pivot_field(client: Elasticsearch, names: IndexNames) -> None:
             }
         },
     )
+
+
+def books_without_pivots(client: Elasticsearch, names: IndexNames) -> tuple[int, int]:
+    """(books without pivot pair keys, books): what ``--pivot-pairs`` cannot reach — books
+    indexed without the flag (an unchanged book is not indexed again) or in a language no
+    lexicon maps into English; every book when the field was never added."""
+    count = with_retries()(client.count)
+    total = count(index=names.books)["count"]
+    missing = count(
+        index=names.books, query={"bool": {"must_not": [{"exists": {"field": PIVOTS.field}}]}}
+    )["count"]
+    return int(missing), int(total)
