@@ -50,8 +50,9 @@ def _with_pivots(client, names) -> int:
 def test_pivot_pairs_from_the_command_line(es_client, index_names, gutenberg, tmp_path) -> None:
     """Werther's German book 1 is a partial translation of the English Werther: indexed with
     the flag every book gets pivot keys, the German book's own pivot search ranks the English
-    first, `dedup --pivot-pairs` finds the pair as the Python API does, and a book indexed
-    without the flag is named as one the keys miss."""
+    first, `dedup --pivot-pairs` finds the pair as the Python API does, the keys outlive the
+    dedup job's cluster updates, and a book indexed without the flag is named as one the keys
+    miss."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for book in (ENGLISH, GERMAN_PART, "alice-en-pg11"):
