@@ -18,7 +18,7 @@ from bookdup_cli.es_cmd import es
 from bookdup_cli.eval_cmd import evaluate
 from bookdup_cli.generate_cmd import generate
 from bookdup_cli.progress import Progress
-from bookdup_cli.read_cmds import READ_COMMANDS
+from bookdup_cli.read_cmds import PIVOT_QUERY_HELP, READ_COMMANDS
 from readers import DEFAULT_LINES_PER_PAGE
 from store.connection import (
     ConnectionSettings,
@@ -147,6 +147,13 @@ def cli(
     help="extract on Dask: a scheduler's address (tcp://host:8786), or 'local' for a "
     "LocalCluster of --workers processes (needs the 'dask' extra)",
 )
+@click.option(
+    "--pivot-pairs",
+    is_flag=True,
+    help="experimental: also index each book's pivot pair keys (its rare words in order, "
+    "mapped into English) for `bookdup dedup --pivot-pairs`; books already indexed and "
+    "unchanged get none until indexed again",
+)
 @pass_context
 def index_cmd(
     ctx: Context,
@@ -159,6 +166,7 @@ def index_cmd(
     shards: int | None,
     replicas: int | None,
     scheduler: str | None,
+    pivot_pairs: bool,
 ) -> None:
     """Read books from PATHS (txt, page folders, JSONL, ALTO, hOCR, _djvu.txt; any of them
     .gz) and index them."""
@@ -175,6 +183,7 @@ def index_cmd(
         max_book_mb=max_book_mb,
         layout=layout,
         scheduler=scheduler,
+        pivot_pairs=pivot_pairs,
     )
     if workers:
         options = dataclasses.replace(options, workers=workers)
@@ -200,8 +209,25 @@ def index_cmd(
     for where, warning in summary.warnings[:50]:
         click.echo(f"  warning {where}: {warning}", err=True)
     _report_failures(summary.failures, summary.run_id)
+    if pivot_pairs:
+        _report_without_pivots(client, ctx.names)
     if summary.failures:
         sys.exit(1)
+
+
+def _report_without_pivots(client: Any, names: IndexNames) -> None:
+    """Say how many books the pivot pair keys miss: a flag added to an existing index does
+    not reach its unchanged books, and nothing else would tell."""
+    from store.schema import books_without_pivots
+
+    missing, total = books_without_pivots(client, names)
+    if missing:
+        click.echo(
+            f"{missing} of {total} books hold no pivot pair keys (indexed without "
+            "--pivot-pairs, or in a language no lexicon maps into English): their translations "
+            "are found by the other keys only; `bookdup reset` and index again to give them keys",
+            err=True,
+        )
 
 
 def _require_dask() -> None:
@@ -252,6 +278,7 @@ def _report_failures(failures: list[tuple[str, str]], run_id: str, limit: int = 
     help="verify on Dask: a scheduler's address (tcp://host:8786), or 'local' for a "
     "LocalCluster of --workers processes (needs the 'dask' extra)",
 )
+@click.option("--pivot-pairs", is_flag=True, help=PIVOT_QUERY_HELP)
 @pass_context
 def dedup_cmd(
     ctx: Context,
@@ -261,14 +288,18 @@ def dedup_cmd(
     full: bool,
     workers: int | None,
     scheduler: str | None,
+    pivot_pairs: bool,
 ) -> None:
     """Find, verify, classify and cluster related books; write relations and cluster ids.
 
     When no book was indexed since the last completed run, says so and does nothing (--full
     re-verifies everything; --since RUN_ID queries with the books indexed since that run)."""
     from indexer.dedup_job import DedupParams, run_dedup
+    from store.candidates import CandidateParams
 
-    params = DedupParams(translations=not no_translations)
+    params = DedupParams(
+        candidates=CandidateParams(pivot_pairs=pivot_pairs), translations=not no_translations
+    )
     if workers:
         params = dataclasses.replace(params, verify_workers=workers)
     if scheduler:
@@ -287,6 +318,8 @@ def dedup_cmd(
             )
         except (ValueError, JobLocked) as exc:
             raise click.ClickException(str(exc)) from exc
+    if pivot_pairs and not no_translations:
+        _report_without_pivots(client, ctx.names)
     if summary.nothing_new_since:
         message = (
             f"nothing new since run {summary.nothing_new_since}; use --full to re-verify everything"

@@ -23,6 +23,12 @@ from store.connection import serving_client
 
 T = TypeVar("T")
 
+#: ``--pivot-pairs`` of dedup and match (issue 27; off by default: its searches cost ~5x).
+PIVOT_QUERY_HELP = (
+    "experimental: also find translations by the pivot pair keys of books indexed with "
+    "`bookdup index --pivot-pairs` (more translations among the candidates, slower searches)"
+)
+
 
 def _run(call: Callable[[], T]) -> T:
     """Run a read-side call; its refusals become one-line CLI errors."""
@@ -142,10 +148,11 @@ def _related_of(ctx: Any, book_id: str) -> dict[str, Any]:
     return _run(lambda: related(client, ctx.names.books, ctx.names.relations, book_id))
 
 
-def _match_file(ctx: Any, path: Path) -> dict[str, Any]:
+def _match_file(ctx: Any, path: Path, pivot_pairs: bool = False) -> dict[str, Any]:
     from query.match import match, read_one_book
+    from store.candidates import CandidateParams
 
-    rs = ReadSide(ctx.client(), ctx.names)
+    rs = ReadSide(ctx.client(), ctx.names, params=CandidateParams(pivot_pairs=pivot_pairs))
     return _run(lambda: match(rs, read_one_book(path)))
 
 
@@ -206,10 +213,11 @@ editions_cmd = _related_command("editions", "The same as `bookdup related` (its 
 @click.command("match")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--pivot-pairs", is_flag=True, help=PIVOT_QUERY_HELP)
 @click.pass_obj
-def match_cmd(ctx: Any, path: Path, as_json: bool) -> None:
+def match_cmd(ctx: Any, path: Path, as_json: bool, pivot_pairs: bool) -> None:
     """Related books of a text that is not in the index (any input format); writes nothing."""
-    result = _match_file(ctx, path)
+    result = _match_file(ctx, path, pivot_pairs)
     if as_json:
         _dump(result)
     else:

@@ -143,8 +143,9 @@ def resolve_since(client: Elasticsearch, names: IndexNames, since: str) -> str:
 
 
 def settled_by(client: Elasticsearch, names: IndexNames, params: DedupParams) -> str | None:
-    """The id of the last dedup run if it completed, with the same translation setting, and no
-    book was indexed (added or changed) since it started; else None (there is work to do).
+    """The id of the last dedup run if it completed, with the same translation and pivot-pair
+    settings, and no book was indexed (added or changed) since it started; else None (there is
+    work to do).
 
     A run killed after it (interrupted, or still running) leaves relations or clusters half
     written, so only a completed run as the latest one settles the collection.
@@ -161,8 +162,11 @@ def settled_by(client: Elasticsearch, names: IndexNames, params: DedupParams) ->
     last = hits[0]["_source"]
     if effective_status(last) != "finished":
         return None
-    if bool((last.get("params") or {}).get("translations", True)) != params.translations:
+    recorded = last.get("params") or {}
+    if bool(recorded.get("translations", True)) != params.translations:
         return None
+    if bool(recorded.get("pivot_pairs", False)) != params.candidates.pivot_pairs:
+        return None  # the flag changes the candidates: switching it is work to do
     refresh(client, names.books)
     new = with_retries()(client.count)(
         index=names.books, query={"range": {"indexed_at": {"gte": last["started_at"]}}}
@@ -377,6 +381,7 @@ def run_dedup(
                 "since": since,
                 "since_time": since_time,
                 "translations": params.translations,
+                "pivot_pairs": params.candidates.pivot_pairs,
                 "verify_workers": params.verify_workers,
                 "verify_scheduler": params.verify_scheduler,
             },

@@ -81,10 +81,11 @@ class ReadSide:
         *,
         translations: bool = True,
         ttl: float = DEFAULT_TTL_S,
+        params: CandidateParams | None = None,
     ) -> None:
         self.client = client
         self.names = names
-        self.params = CandidateParams()
+        self.params = params or CandidateParams()
         self.lexicons = Dictionaries(enabled=translations)
         self._ttl = ttl
         self._lock = threading.Lock()

@@ -321,7 +321,17 @@ def _resume_refresh(client: Elasticsearch, index: str) -> None:
 
 def add_pivot_field(client: Elasticsearch, names: IndexNames) -> None:
     """Map the optional ``pivots`` key field (issue 27) in the books index: an added field
-    needs no new mapping version or copy, and only index jobs with ``pivot_pairs`` add it."""
+    needs no new mapping version or copy, and only index jobs with ``pivot_pairs`` add it.
+
+    Raises ValueError for an index whose ``_source`` excludes the field (books v4 indices
+    created by an earlier build): the dedup job's partial updates would drop the keys."""
+    mapping = with_retries()(client.indices.get_mapping)(index=names.books).body
+    source = next(iter(mapping.values()))["mappings"].get("_source", {})
+    if PIVOTS.field in source.get("excludes", []):
+        raise ValueError(
+            f"{names.books} keeps pivot pair keys out of _source, so the dedup job's updates "
+            "would drop them: `bookdup reset` and index again to use --pivot-pairs"
+        )
     with_retries()(client.indices.put_mapping)(
         index=names.books,
         properties={
@@ -333,3 +343,15 @@ def add_pivot_field(client: Elasticsearch, names: IndexNames) -> None:
             }
         },
     )
+
+
+def books_without_pivots(client: Elasticsearch, names: IndexNames) -> tuple[int, int]:
+    """(books without pivot pair keys, books): what ``--pivot-pairs`` cannot reach — books
+    indexed without the flag (an unchanged book is not indexed again) or in a language no
+    lexicon maps into English; every book when the field was never added."""
+    count = with_retries()(client.count)
+    total = count(index=names.books)["count"]
+    missing = count(
+        index=names.books, query={"bool": {"must_not": [{"exists": {"field": PIVOTS.field}}]}}
+    )["count"]
+    return int(missing), int(total)

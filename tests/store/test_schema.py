@@ -215,7 +215,7 @@ def test_indices_are_created_with_the_layout_asked_for(es_client) -> None:
 def test_the_pivot_field_is_added_only_by_jobs_that_fill_it(es_client, index_names) -> None:
     """Issue 27: the books mapping (strict) refuses a document with pivot pair keys until an
     index job with ``pivot_pairs`` adds the field; then the keys are searchable, without doc
-    values (no stop list aggregates them) and out of ``_source``."""
+    values (no stop list aggregates them), and kept by partial updates."""
     from store.bulk import bulk_write
     from store.schema import add_pivot_field
 
@@ -233,8 +233,28 @@ def test_the_pivot_field_is_added_only_by_jobs_that_fill_it(es_client, index_nam
     mapping = es_client.indices.get_mapping(index=index_names.books).body
     spec = next(iter(mapping.values()))["mappings"]["properties"]["pivots"]
     assert spec["doc_values"] is False
-    # kept out of _source: nothing reads them back, and random terms do not compress
-    assert es_client.get(index=index_names.books, id="b1")["_source"] == {"book_id": "b1"}
+    # kept in _source: a partial update (the dedup job's cluster ids) keeps them
+    es_client.update(index=index_names.books, id="b1", doc={"edition_rank": 0}, refresh=True)
+    assert es_client.count(index=index_names.books, query=shared)["count"] == 2
+
+
+def test_an_index_that_keeps_pivots_out_of_source_is_refused(es_client, index_names) -> None:
+    """Issue 27: a books index created while the mapping excluded ``pivots`` from ``_source``
+    would lose them at the dedup job's first cluster update: a pivot job refuses it, unchanged."""
+    from store.schema import add_pivot_field
+
+    definition = load_definition("books")
+    books = index_names.concrete("books", definition["version"])
+    es_client.indices.delete(index=books)
+    es_client.indices.create(
+        index=books,
+        mappings={**definition["mappings"], "_source": {"excludes": ["pivots"]}},
+        aliases={index_names.alias("books"): {}},
+    )
+    with pytest.raises(ValueError, match="bookdup reset"):
+        add_pivot_field(es_client, index_names)
+    mapping = es_client.indices.get_mapping(index=books).body[books]["mappings"]
+    assert "pivots" not in mapping["properties"]
 
 
 def test_fields_added_to_the_definition_are_mapped_in_place(es_client, index_names) -> None:
