@@ -18,7 +18,7 @@ from numba import njit
 from bookdup.bitlcs import _lcs, _popcount, _rows
 from bookdup.seededperm import permutations
 
-__all__ = ["Sorted", "restricted", "screen_lcs", "warm"]
+__all__ = ["Sorted", "restricted", "screen_lcs", "shared", "warm"]
 
 Rows = tuple[np.ndarray, np.ndarray, np.ndarray, int]  # a pattern's match rows and length
 
@@ -42,24 +42,22 @@ class Sorted(Protocol):
 
 
 @njit(cache=True, nogil=True)
-def _shared(values_a: np.ndarray, values_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def shared(values_a: np.ndarray, values_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Indices into each sorted distinct array of the values both hold, ascending (those of
-    ``verify._shared_indices``), by one merge of the two."""
+    ``verify._shared_indices``), by one merge of the two. Branch-free: which side steps is
+    added, not jumped on (a jump mispredicted about every other step: 1.45x the time on
+    long books' ~14K and ~7K values)."""
     n = min(values_a.size, values_b.size)
-    ia = np.empty(n, dtype=np.int64)
-    ib = np.empty(n, dtype=np.int64)
+    ia = np.empty(n + 1, dtype=np.int64)  # one spare: each step writes before it counts
+    ib = np.empty(n + 1, dtype=np.int64)
     i = j = k = 0
     while i < values_a.size and j < values_b.size:
-        if values_a[i] < values_b[j]:
-            i += 1
-        elif values_a[i] > values_b[j]:
-            j += 1
-        else:
-            ia[k] = i
-            ib[k] = j
-            k += 1
-            i += 1
-            j += 1
+        va, vb = values_a[i], values_b[j]
+        ia[k] = i
+        ib[k] = j
+        k += int(va == vb)
+        i += int(va <= vb)
+        j += int(vb <= va)
     return ia[:k], ib[:k]
 
 
@@ -127,7 +125,7 @@ def _restricted_lcs(
     """Each side as (values, order, starts[, groups]) (``Sorted``)."""
     values_a, order_a, starts_a, groups_a = a
     values_b, order_b, starts_b = b
-    ia, ib = _shared(values_a, values_b)
+    ia, ib = shared(values_a, values_b)
     px, cx = restricted(ia, order_a, starts_a, groups_a.size)
     _, cy = restricted(ib, order_b, starts_b, starts_b[-1])
     first, length, ascending = _runs(groups_a[px])

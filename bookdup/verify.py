@@ -48,7 +48,7 @@ from bookdup.orderstat import (
     shuffled_evidence,
 )
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
-from bookdup.screenkernel import restricted, screen_lcs
+from bookdup.screenkernel import restricted, screen_lcs, shared
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
@@ -353,21 +353,10 @@ def _count_shared(a: _Prepared, b: _Prepared) -> int:
 
 
 def _shared_indices(a: _Prepared, b: _Prepared) -> tuple[np.ndarray, np.ndarray]:
-    """Indices into a.values and into b.values of the items common to both (ascending).
-
-    The smaller sorted array is searched in the larger one: sorted keys keep searchsorted
-    cache-friendly (np.intersect1d sorts the concatenation again and costs more).
-    """
-    swap = a.values.size > b.values.size
-    small, large = (b.values, a.values) if swap else (a.values, b.values)
-    if small.size == 0:
-        empty = np.zeros(0, dtype=np.intp)
-        return empty, empty
-    pos = np.searchsorted(large, small)
-    np.minimum(pos, large.size - 1, out=pos)
-    hit = large[pos] == small
-    i_small, i_large = np.flatnonzero(hit), pos[hit]
-    return (i_large, i_small) if swap else (i_small, i_large)
+    """Indices into a.values and into b.values of the items common to both (ascending): one
+    compiled merge (``screenkernel.shared``; a search of the smaller array in the larger
+    costs more on long books, and np.intersect1d sorts the concatenation again)."""
+    return shared(a.values, b.values)
 
 
 def verify_pair(

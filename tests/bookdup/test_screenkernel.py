@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bookdup import verify as V
 from bookdup.compare import translated_first
 from bookdup.orderstat import calibrated
-from bookdup.screenkernel import restricted, screen_lcs
+from bookdup.screenkernel import restricted, screen_lcs, shared
 from bookdup.uniquewords import UniqueWords
 from tests.indexer.verify_cases import needs_lexicon, planned_pairs
 
@@ -18,6 +18,24 @@ from tests.indexer.verify_cases import needs_lexicon, planned_pairs
 def _prepared(hashes: list[int]) -> V._Prepared:
     u = UniqueWords(None, np.array(hashes, dtype=np.uint32), np.zeros(len(hashes), np.int32))
     return V._prepare(u, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sets(st.integers(0, 2**32 - 1), max_size=200),
+    st.sets(st.integers(0, 2**32 - 1), max_size=200),
+    st.sets(st.integers(0, 2**32 - 1), max_size=100),
+)
+def test_the_merged_shared_values_are_numpys_intersection(
+    x: set[int], y: set[int], both: set[int]
+) -> None:
+    """Sorted distinct uint32 values (the full range: no sign trouble), some on both sides."""
+    a = np.array(sorted(x | both), dtype=np.uint32)
+    b = np.array(sorted(y | both), dtype=np.uint32)
+    _, want_a, want_b = np.intersect1d(a, b, assume_unique=True, return_indices=True)
+    ia, ib = shared(a, b)
+    assert ia.tolist() == want_a.tolist()
+    assert ib.tolist() == want_b.tolist()
 
 
 def _restricted_by_rank(p: V._Prepared, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
