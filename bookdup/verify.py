@@ -48,7 +48,7 @@ from bookdup.orderstat import (
     shuffled_evidence,
 )
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
-from bookdup.screenkernel import screen_lcs
+from bookdup.screenkernel import restricted, screen_lcs, shared
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
@@ -164,7 +164,6 @@ class _Prepared:
     first: np.ndarray  # positions in hashes of values (the first occurrence when items repeat)
     groups: np.ndarray  # source word (position in the book's unique words) of each item
     levels: tuple[int, ...]  # bitset of buckets holding >= k + 1 items, k = 0, 1, ...
-    rank: np.ndarray  # index in values of each item of hashes (int32)
 
 
 # Prepared sequences by (content, dictionary), least recently used first. Bounded in entries
@@ -233,7 +232,6 @@ def _nbytes(prepared: _Prepared) -> int:
         prepared.starts,
         prepared.first,
         prepared.groups,
-        prepared.rank,
     )
     bitsets = sum((level.bit_length() + 7) // 8 for level in prepared.levels)
     return sum(a.nbytes for a in arrays) + bitsets
@@ -320,8 +318,6 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
     keep[1:] = ordered[1:] != ordered[:-1]
     values = ordered[keep]
     starts = np.append(np.flatnonzero(keep), hashes.size)
-    rank = np.empty(hashes.size, dtype=np.int32)
-    rank[order] = np.cumsum(keep, dtype=np.int32) - 1
     prepared = _Prepared(
         hashes,
         pages,
@@ -332,7 +328,6 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         order[keep],
         groups,
         _bitset_levels(values),
-        rank,
     )
     _CACHE.put(key, dictionary, prepared)
     return prepared
@@ -358,21 +353,10 @@ def _count_shared(a: _Prepared, b: _Prepared) -> int:
 
 
 def _shared_indices(a: _Prepared, b: _Prepared) -> tuple[np.ndarray, np.ndarray]:
-    """Indices into a.values and into b.values of the items common to both (ascending).
-
-    The smaller sorted array is searched in the larger one: sorted keys keep searchsorted
-    cache-friendly (np.intersect1d sorts the concatenation again and costs more).
-    """
-    swap = a.values.size > b.values.size
-    small, large = (b.values, a.values) if swap else (a.values, b.values)
-    if small.size == 0:
-        empty = np.zeros(0, dtype=np.intp)
-        return empty, empty
-    pos = np.searchsorted(large, small)
-    np.minimum(pos, large.size - 1, out=pos)
-    hit = large[pos] == small
-    i_small, i_large = np.flatnonzero(hit), pos[hit]
-    return (i_large, i_small) if swap else (i_small, i_large)
+    """Indices into a.values and into b.values of the items common to both (ascending): one
+    compiled merge (``screenkernel.shared``; a search of the smaller array in the larger
+    costs more on long books, and np.intersect1d sorts the concatenation again)."""
+    return shared(a.values, b.values)
 
 
 def verify_pair(
@@ -722,17 +706,10 @@ def _restrict(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Both sequences restricted to their shared items: positions and items renumbered 0..k-1.
 
-    Each item's code is looked up through the book's cached ``rank`` (its value's index), so
-    the positions come out in order without a sort (an argsort of the ~1K-5K restricted items
-    cost more than these linear passes over the ~20K translated ones); the small codes index
-    the compiled kernel's match table (``bookdup.bitlcs``) directly.
+    Each side's positions come from its shared values' positions (the cached ``order`` from
+    ``starts``), read back in order without a sort (``screenkernel.restricted``); the small
+    codes index the compiled kernel's match table (``bookdup.bitlcs``) directly.
     """
-    out = []
-    for p, idx in ((a, ia), (b, ib)):
-        code_of = np.full(p.values.size, -1, dtype=np.int64)
-        code_of[idx] = np.arange(idx.size)
-        codes = code_of[p.rank]
-        pos = np.flatnonzero(codes >= 0)
-        out.append((pos, codes[pos]))
-    (px, cx), (py, cy) = out
+    px, cx = restricted(ia, a.order, a.starts, a.hashes.size)
+    py, cy = restricted(ib, b.order, b.starts, b.hashes.size)
     return px, py, cx, cy

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bookdup import verify as V
 from bookdup.compare import translated_first
 from bookdup.orderstat import calibrated
-from bookdup.screenkernel import screen_lcs
+from bookdup.screenkernel import restricted, screen_lcs, shared
 from bookdup.uniquewords import UniqueWords
 from tests.indexer.verify_cases import needs_lexicon, planned_pairs
 
@@ -18,6 +18,53 @@ from tests.indexer.verify_cases import needs_lexicon, planned_pairs
 def _prepared(hashes: list[int]) -> V._Prepared:
     u = UniqueWords(None, np.array(hashes, dtype=np.uint32), np.zeros(len(hashes), np.int32))
     return V._prepare(u, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sets(st.integers(0, 2**32 - 1), max_size=200),
+    st.sets(st.integers(0, 2**32 - 1), max_size=200),
+    st.sets(st.integers(0, 2**32 - 1), max_size=100),
+)
+def test_the_merged_shared_values_are_numpys_intersection(
+    x: set[int], y: set[int], both: set[int]
+) -> None:
+    """Sorted distinct uint32 values (the full range: no sign trouble), some on both sides."""
+    a = np.array(sorted(x | both), dtype=np.uint32)
+    b = np.array(sorted(y | both), dtype=np.uint32)
+    _, want_a, want_b = np.intersect1d(a, b, assume_unique=True, return_indices=True)
+    ia, ib = shared(a, b)
+    assert ia.tolist() == want_a.tolist()
+    assert ib.tolist() == want_b.tolist()
+
+
+def _restricted_by_rank(p: V._Prepared, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The restriction in numpy, through each item's value index: every item looked at."""
+    rank = np.searchsorted(p.values, p.hashes)
+    code_of = np.full(p.values.size, -1, dtype=np.int64)
+    code_of[idx] = np.arange(idx.size)
+    codes = code_of[rank]
+    pos = np.flatnonzero(codes >= 0)
+    return pos, codes[pos]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), min_size=0, max_size=300),
+    st.lists(st.integers(0, 40), min_size=0, max_size=120),
+)
+def test_the_restriction_read_from_value_positions_equals_every_item_looked_at(
+    x: list[int], y: list[int]
+) -> None:
+    """Repeats, absent values and more than 64 items (positions past one bitset word)."""
+    a, b = _prepared(x), _prepared(y)
+    ia, ib = V._shared_indices(a, b)
+    for p, idx in ((a, ia), (b, ib)):
+        pos, codes = restricted(idx, p.order, p.starts, p.hashes.size)
+        want_pos, want_codes = _restricted_by_rank(p, idx)
+        assert pos.tolist() == want_pos.tolist()
+        assert codes.tolist() == want_codes.tolist()
+        assert len(set(pos.tolist())) == pos.size == int(np.isin(p.hashes, p.values[idx]).sum())
 
 
 @settings(max_examples=200, deadline=None)
