@@ -78,10 +78,23 @@ def verify_features(
     )
     floors = [(f, v) for f, v in ((threshold, "its"), (min_z, "order_z")) if f is not None]
     if verification is None or not floors:
-        return verification
+        return _unfloored(fa, fb, verification, dictionary)
     if any(getattr(verification, score) >= floor for floor, score in floors):
         return verification
     return None if dictionary is not None else _noise_rescue(fa, fb, verification, floors)
+
+
+def _unfloored(
+    fa: BookFeatures, fb: BookFeatures, exact: Verification | None, dictionary: Dictionary | None
+) -> Verification | None:
+    """A verification asked for whatever its score (``explain``): the one the dedup job
+    classifies, so a noisy pair the job rescued (`_noise_rescue`) reads the same."""
+    if exact is None or dictionary is not None:
+        return exact
+    floors = [(CLASSIFIER_PARAMS.min_its[0], "its"), (CLASSIFIER_PARAMS.min_z[0], "order_z")]
+    if any(getattr(exact, score) >= floor for floor, score in floors):
+        return exact
+    return _noise_rescue(fa, fb, exact, floors) or exact
 
 
 def _noise_rescue(

@@ -102,3 +102,16 @@ def test_a_job_keeps_the_words_of_noisy_books_only(books: tuple[BookFeatures, ..
     assert features_from_doc(doc, words=False).unique.words == books[0].unique.words
     clean = {**doc, "n_words": 20 * doc["n_words"]}
     assert features_from_doc(clean, words=False).unique.words is None
+
+
+def test_without_floors_a_reader_sees_the_rescued_alignment(
+    books: tuple[BookFeatures, ...],
+) -> None:
+    a, b, c = books
+    job = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
+    read = verify_features(a, b, dictionary=None, threshold=None)  # what ``explain`` asks
+    assert job is not None and read is not None
+    assert (read.lcs, read.shared, read.order_z) == (job.lcs, job.shared, job.order_z)
+    exact = verify_pair(a, c, threshold=None)
+    unrelated = verify_features(a, c, dictionary=None, threshold=None)
+    assert exact is not None and unrelated is not None and unrelated.lcs == exact.lcs
