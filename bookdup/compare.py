@@ -15,9 +15,10 @@ from typing import Any
 
 from bookdup.classify import CLASSIFIER_PARAMS, RELATIONS, ClassifierParams, classify
 from bookdup.dictionary import Dictionary
-from bookdup.features import BookFeatures, extract_features
+from bookdup.features import BookFeatures, extract_features, looks_noisy
 from bookdup.langid import UNDETERMINED
 from bookdup.model import Book
+from bookdup.noisy import RESCUE_MIN_Z, noisy_verification
 from bookdup.signals import compute_signals, dense_page_ranges
 from bookdup.verify import Verification, order_screen, verify_pair
 
@@ -77,10 +78,39 @@ def verify_features(
     )
     floors = [(f, v) for f, v in ((threshold, "its"), (min_z, "order_z")) if f is not None]
     if verification is None or not floors:
-        return verification
+        return _unfloored(fa, fb, verification, dictionary)
     if any(getattr(verification, score) >= floor for floor, score in floors):
         return verification
-    return None
+    return None if dictionary is not None else _noise_rescue(fa, fb, verification, floors)
+
+
+def _unfloored(
+    fa: BookFeatures, fb: BookFeatures, exact: Verification | None, dictionary: Dictionary | None
+) -> Verification | None:
+    """A verification asked for whatever its score (``explain``): the one the dedup job
+    classifies, so a noisy pair the job rescued (`_noise_rescue`) reads the same."""
+    if exact is None or dictionary is not None:
+        return exact
+    floors = [(CLASSIFIER_PARAMS.min_its[0], "its"), (CLASSIFIER_PARAMS.min_z[0], "order_z")]
+    if any(getattr(exact, score) >= floor for floor, score in floors):
+        return exact
+    return _noise_rescue(fa, fb, exact, floors) or exact
+
+
+def _noise_rescue(
+    fa: BookFeatures, fb: BookFeatures, exact: Verification, floors: list[tuple[float, str]]
+) -> Verification | None:
+    """A same-language pair of noisy books under its floors, its order already suggestive:
+    verified again with unique words matched up to one edit (``bookdup.noisy``), since noise
+    garbles much of the shared evidence; None unless that reaches a floor."""
+    if exact.order_z < RESCUE_MIN_Z:
+        return None
+    if not all(looks_noisy(len(f.unique.hashes), f.n_words) for f in (fa, fb)):
+        return None
+    rescued = noisy_verification(fa, fb)
+    if rescued is None or not any(getattr(rescued, s) >= f for f, s in floors):
+        return None
+    return rescued
 
 
 def shared_page_ranges(

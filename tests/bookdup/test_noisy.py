@@ -1,0 +1,117 @@
+"""One-edit matching of unique words (``bookdup.noisy``): what it matches, that a noisy excerpt
+under the floor is rescued, and that unrelated or clean books are not."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from bookdup.compare import verify_features
+from bookdup.features import (
+    BookFeatures,
+    extract_features,
+    features_from_doc,
+    features_to_doc,
+    looks_noisy,
+)
+from bookdup.model import Book
+from bookdup.noisy import noisy_verification, one_edit_pairs
+from bookdup.verify import verify_pair
+from generator.noise import add_noise
+
+
+def test_one_edit_pairs_matches_each_kind_of_edit_one_to_one() -> None:
+    wx = ["garden", "window", "candle", "cat", "silver", "silvar"]
+    wy = ["gardxn", "windows", "candl", "cut", "silvor"]
+    px, py = one_edit_pairs(wx, wy, np.arange(len(wx)), np.arange(len(wy)))
+    # replacement, insertion, deletion matched; "cat" too short; "silver" / "silvar" both
+    # reach "silvor": ambiguous, dropped
+    assert list(zip(px.tolist(), py.tolist(), strict=True)) == [(0, 0), (1, 1), (2, 2)]
+
+
+def test_one_edit_pairs_reads_only_the_free_positions() -> None:
+    wx, wy = ["garden", "window"], ["gardxn", "windows"]
+    px, py = one_edit_pairs(wx, wy, np.array([1]), np.arange(2))
+    assert px.tolist() == [1] and py.tolist() == [1]
+
+
+_RNG = np.random.default_rng(7)
+_LETTERS = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+_VOCAB = ["".join(_RNG.choice(_LETTERS, _RNG.integers(5, 10))) for _ in range(6000)]
+_P = 1 / np.arange(1, len(_VOCAB) + 1)
+_P /= _P.sum()
+
+
+def _words(n: int) -> list[str]:
+    return list(_RNG.choice(_VOCAB, n, p=_P))
+
+
+def _book(book_id: str, words: list[str], seed: int) -> BookFeatures:
+    pages = [" ".join(words[i : i + 300]) for i in range(0, len(words), 300)]
+    noisy = add_noise(pages, 0.1, np.random.default_rng(seed))
+    return extract_features(Book(book_id, noisy, language="en"))
+
+
+@pytest.fixture(scope="module")
+def books() -> tuple[BookFeatures, BookFeatures, BookFeatures]:
+    """Two books at 10 % noise sharing an excerpt of 1,500 words in 17,500 / 13,500, and an
+    unrelated third."""
+    excerpt = _words(1500)
+    a = _book("a", _words(8000) + excerpt + _words(8000), 1)
+    b = _book("b", _words(6000) + excerpt + _words(6000), 2)
+    c = _book("c", _words(20000), 3)
+    return a, b, c
+
+
+def test_a_noisy_excerpt_under_the_floor_is_rescued(books: tuple[BookFeatures, ...]) -> None:
+    a, b, _ = books
+    assert looks_noisy(len(a.unique.hashes), a.n_words)
+    exact = verify_pair(a, b, threshold=None)
+    assert exact is not None and 4.0 <= exact.order_z < 8.0  # under the floor
+    v = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
+    assert v is not None and v.order_z > 2 * exact.order_z  # ~7.6 -> ~24
+    assert v.lcs > 2 * exact.lcs and v.shared > exact.shared
+
+
+def test_unrelated_noisy_books_gain_only_chance_items(books: tuple[BookFeatures, ...]) -> None:
+    a, _, c = books
+    fuzzy = noisy_verification(a, c)
+    assert fuzzy is not None and fuzzy.shared > 1000  # many one-edit matches by chance ...
+    assert fuzzy.order_z < 3.0  # ... in random order: the permutation null holds
+    assert verify_features(a, c, dictionary=None, threshold=0.45, min_z=8.0) is None
+
+
+def test_clean_books_are_not_rescued(books: tuple[BookFeatures, ...]) -> None:
+    a, b, _ = books
+    clean = [dataclasses.replace(f, n_words=20 * f.n_words) for f in (a, b)]
+    assert not looks_noisy(len(clean[0].unique.hashes), clean[0].n_words)
+    assert verify_features(*clean, dictionary=None, threshold=0.45, min_z=8.0) is None
+
+
+def test_books_without_words_are_not_rescued(books: tuple[BookFeatures, ...]) -> None:
+    a, b, _ = books
+    bare = dataclasses.replace(b, unique=dataclasses.replace(b.unique, words=None))
+    assert noisy_verification(a, bare) is None
+    assert verify_features(a, bare, dictionary=None, threshold=0.45, min_z=8.0) is None
+
+
+def test_a_job_keeps_the_words_of_noisy_books_only(books: tuple[BookFeatures, ...]) -> None:
+    doc = features_to_doc(books[0])
+    assert features_from_doc(doc, words=False).unique.words == books[0].unique.words
+    clean = {**doc, "n_words": 20 * doc["n_words"]}
+    assert features_from_doc(clean, words=False).unique.words is None
+
+
+def test_without_floors_a_reader_sees_the_rescued_alignment(
+    books: tuple[BookFeatures, ...],
+) -> None:
+    a, b, c = books
+    job = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
+    read = verify_features(a, b, dictionary=None, threshold=None)  # what ``explain`` asks
+    assert job is not None and read is not None
+    assert (read.lcs, read.shared, read.order_z) == (job.lcs, job.shared, job.order_z)
+    exact = verify_pair(a, c, threshold=None)
+    unrelated = verify_features(a, c, dictionary=None, threshold=None)
+    assert exact is not None and unrelated is not None and unrelated.lcs == exact.lcs
