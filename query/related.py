@@ -11,6 +11,7 @@ from bookdup.relate import direction_from_side
 from bookdup.vocabulary import direction_words, part_direction
 from query.context import READ_RETRY_S, NotFound
 from query.display import CLASS_ORDER, display_title, relation_label
+from query.shown import read_body, shown_books
 from store.connection import missing_ok
 from store.keys import CANDIDATE_KEY_FIELDS, OPTIONAL_KEY_FIELDS
 from store.retry import with_retries
@@ -35,6 +36,8 @@ OTHER_BOOK_FIELDS = [
     "edition_cluster",
     "work_cluster",
 ]
+#: What a related book is read with besides the shown fields (``store.shown``).
+OTHER_DOC_VALUES = ["n_pages"]
 #: A book with more stored relations than this is shown with the strongest ones only.
 MAX_RELATIONS = 1000
 
@@ -112,18 +115,26 @@ def _relations(client: Elasticsearch, relations_index: str, book_id: str) -> lis
 
 
 def add_metadata(client: Elasticsearch, books_index: str, relations: list[dict]) -> None:
-    """The other book's title, author, language and clusters on each relation."""
+    """The other book's title, author, language, pages and clusters on each relation, read from
+    doc values (``query.shown``)."""
     others = sorted({r["book_id"] for r in relations})
     if not others:
         return
-    docs = with_retries(READ_RETRY_S)(client.mget)(
-        index=books_index, ids=others, source=OTHER_BOOK_FIELDS
-    ).body["docs"]
-    meta = {d["_id"]: d["_source"] for d in docs if d.get("found")}
+    hits = with_retries(READ_RETRY_S)(client.search)(
+        index=books_index,
+        query={"ids": {"values": others}},
+        size=len(others),
+        **read_body(OTHER_DOC_VALUES),
+    ).body["hits"]["hits"]
+    shown = shown_books(client, books_index, hits, OTHER_BOOK_FIELDS, OTHER_DOC_VALUES)
+    meta = {m["book_id"]: m for m in shown}
     for r in relations:
-        m = meta.get(r["book_id"], {})
-        r.update({k: v for k, v in m.items() if k != "excerpt"})
-        r["display_title"] = display_title(m) if m else f"[{r['book_id']}: no longer indexed]"
+        m = meta.get(r["book_id"])
+        if m is None:
+            r["display_title"] = f"[{r['book_id']}: no longer indexed]"
+            continue
+        r.update({k: m.get(k) for k in OTHER_BOOK_FIELDS if k != "excerpt"})
+        r["display_title"] = m["display_title"]
 
 
 def related_books(

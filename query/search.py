@@ -28,9 +28,8 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from query.context import READ_RETRY_S, BadRequest
-from query.display import display_title
+from query.shown import READ_SHOWN, shown_books
 from store.retry import with_retries
-from store.shown import DOC_VALUES, from_doc_values
 
 CLUSTER_FIELDS = {"edition": "edition_cluster", "work": "work_cluster"}
 COLLAPSE_CHOICES = ("edition", "work", "none")
@@ -116,14 +115,6 @@ def _member_sort(collapse: str) -> list[dict[str, Any]]:
     return [partial, relevance[0], rank, relevance[1]]
 
 
-#: How every hit is read: the shown fields' doc values, no stored field (see ``store.shown``).
-READ_SHOWN = {
-    "_source": False,
-    "stored_fields": "_none_",
-    "docvalue_fields": list(DOC_VALUES.values()),
-}
-
-
 def _page_body(text: str, collapse: str, page: int, per_page: int, filters: dict) -> dict[str, Any]:
     body: dict[str, Any] = {
         "query": _query(text, filters),
@@ -195,24 +186,6 @@ def cluster_counts(
     body = {"size": 0, "aggs": _counts_aggs(editions, works)}
     aggs = with_retries(READ_RETRY_S)(client.search)(index=index, **body).body["aggregations"]
     return _counts(aggs["counts"])
-
-
-def _shown(client: Elasticsearch, index: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each hit's shown fields: from its doc values, or — for a book without them
-    (``store.shown``) — from its ``_source``, all such books of the page in one ``mget``."""
-    docs = [from_doc_values(h.get("fields", {})) for h in hits]
-    ids = [h["fields"]["book_id"][0] for h, d in zip(hits, docs, strict=True) if d is None]
-    if ids:
-        found = with_retries(READ_RETRY_S)(client.mget)(
-            index=index, ids=ids, source=SOURCE_FIELDS
-        ).body["docs"]
-        sources = {d["_id"]: d["_source"] for d in found if d.get("found")}
-        for i, (hit, doc) in enumerate(zip(hits, docs, strict=True)):
-            if doc is None:
-                book_id = hit["fields"]["book_id"][0]
-                src = sources.get(book_id, {"book_id": book_id})
-                docs[i] = {**src, "display_title": display_title(src)}
-    return [d for d in docs if d is not None]
 
 
 def _hit(score: Any, members: list[dict[str, Any]], matching: int) -> dict[str, Any]:
@@ -292,7 +265,7 @@ def _grouped_hits(
         buckets[k]["top"]["hits"]["hits"] if k in buckets else [h]
         for h, k in zip(raws, keys, strict=True)
     ]
-    shown = iter(_shown(client, index, [m for g in groups for m in g]))
+    shown = iter(shown_books(client, index, [m for g in groups for m in g], SOURCE_FIELDS))
     hits = [
         _hit(
             raw.get("_score"),
@@ -354,7 +327,10 @@ def search(
         )
     raws = response["hits"]["hits"]
     if collapse == "none":  # a flat list stays in order of (weighted) relevance
-        hits = [_flat_hit(h, d) for h, d in zip(raws, _shown(client, index, raws), strict=True)]
+        hits = [
+            _flat_hit(h, d)
+            for h, d in zip(raws, shown_books(client, index, raws, SOURCE_FIELDS), strict=True)
+        ]
         ed: dict[str, int] = {}
         wk: dict[str, dict[str, int]] = {}
     else:

@@ -1,5 +1,5 @@
-"""Search reads what it shows from doc values (store.shown), and a book indexed before them from
-its ``_source``: both give what the stored document says (issue 30).
+"""Search and related read what they show from doc values (store.shown), and a book indexed
+before them from its ``_source``: both give what the stored document says (issue 30).
 
 The real-book corpus of tests/query/conftest.py, on a real node."""
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from indexer.dedup_job import run_dedup
 from query.display import display_title
+from query.related import OTHER_BOOK_FIELDS, related
 from query.search import HIT_FIELDS, MEMBER_FIELDS, search
 from store.iterate import iter_documents
 from store.shown import MARKER, MAX_SHOWN_CHARS, from_doc_values, shown_fields
@@ -62,11 +63,27 @@ def _assert_shown_as_stored(pages: list[dict[str, Any]], stored: dict[str, dict]
     return checked
 
 
-def test_hits_show_the_stored_fields_read_from_doc_values(es_client, real) -> None:
+def _related_as_stored(es_client, names, stored: dict[str, dict]) -> int:
+    """Every related book's metadata is what its stored document says; returns how many."""
+    checked = 0
+    for book_id in stored:
+        for r in related(es_client, names.books, names.relations, book_id)["relations"]:
+            src = stored[r["book_id"]]
+            shown = [k for k in OTHER_BOOK_FIELDS if k != "excerpt"]
+            assert {k: r[k] for k in shown} == {k: src.get(k) for k in shown}
+            assert r["display_title"] == display_title(src)
+            checked += 1
+    return checked
+
+
+def test_hits_and_related_books_show_the_stored_fields_read_from_doc_values(
+    es_client, real
+) -> None:
     names = real[0]
     stored = _stored(es_client, names.books)
     assert all(MARKER in src for src in stored.values())  # written by the index job
     assert _assert_shown_as_stored(_pages(es_client, names.books), stored) >= len(stored)
+    assert _related_as_stored(es_client, names, stored) == 2 * len(real[3])
 
 
 def test_a_book_indexed_before_the_doc_values_is_read_from_its_source_then_upgraded(
@@ -88,6 +105,7 @@ def test_a_book_indexed_before_the_doc_values_is_read_from_its_source_then_upgra
     after = _pages(es_client, names.books)
     assert _digest(after) == _digest(before)
     _assert_shown_as_stored(after, stored)
+    assert _related_as_stored(es_client, names, stored) == 2 * len(real[3])
 
     # nothing new to deduplicate: the job only writes the missing display titles
     assert run_dedup(es_client, names, full=False).nothing_new_since
