@@ -5,13 +5,16 @@ each cluster and ``from``/``size`` count collapsed groups, so page 2 starts at t
 whatever the number of matching books; the number of groups comes from a ``cardinality``
 aggregation on the same field (exact below 40,000 groups, HyperLogLog's precision threshold).
 Each hit carries its cluster's real size (every book in it, not only those matching the query),
-its editions and its translations, counted with one more request over the page's clusters.
+its editions and its translations, counted in the second request, which also gives each
+cluster's matching books (a ``top_hits`` aggregation over the page's clusters: two requests on
+the node where ``inner_hits`` ran one search per cluster). Shown fields are read from doc values
+(``query.shown``): no hit loads a book's ``_source``.
 
 The book shown for a cluster is its representative, chosen by the dedup job when it computed
 the clusters (``edition_rank`` 0: the container over its parts, the full text over an
 abridgement, the cleanest scan; ``bookdup.cluster.representative_ranks``): the collapsed groups
-are ordered by their best-scoring book, and the first inner hit, sorted by rank, is the book
-shown. A book that is a part or an abridgement of another (``partial``) scores
+are ordered by their best-scoring book, and the cluster's first matching book, sorted by rank,
+is the book shown. A book that is a part or an abridgement of another (``partial``) scores
 ``PARTIAL_WEIGHT`` of its relevance, so the full text's cluster comes first. An index the dedup
 job has not ranked yet (no ``edition_rank``) shows the best-scoring book as before.
 
