@@ -27,6 +27,7 @@ from functools import cache
 
 import mmh3
 import numpy as np
+from numba import njit
 
 _M = np.random.default_rng(0x5EED_B00C).integers(0, 2**63, size=64, dtype=np.uint64) * np.uint64(
     2
@@ -211,9 +212,21 @@ def jaccard(sig_a: np.ndarray, sig_b: np.ndarray, bits: int) -> float:
     return min(1.0, max(0.0, (p - r) / (1.0 - r)))
 
 
-def page_jaccard_matrix(
-    pages_a: np.ndarray, pages_b: np.ndarray, bits: int, chunk: int = 256
-) -> np.ndarray:
+@njit(cache=True, nogil=True)
+def _agreement(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """Share of equal slots of every page of a against every page of b, into ``out``: the
+    broadcast compare and its mean took ~10 s of the job's 35 at 1,000 books of 50K-100K
+    words (the same float64 share, rounded to float32 as before)."""
+    width = a.shape[1]
+    for i in range(a.shape[0]):
+        for j in range(b.shape[0]):
+            equal = 0
+            for k in range(width):
+                equal += a[i, k] == b[j, k]
+            out[i, j] = equal / width
+
+
+def page_jaccard_matrix(pages_a: np.ndarray, pages_b: np.ndarray, bits: int) -> np.ndarray:
     """Estimated Jaccard of every page of a against every page of b: float32[n_a, n_b].
 
     Empty pages (all bits set in every slot) score 0 against everything.
@@ -221,9 +234,9 @@ def page_jaccard_matrix(
     a, b = np.asarray(pages_a), np.asarray(pages_b)
     if a.shape[1:] != b.shape[1:]:
         raise ValueError(f"page signature widths differ: {a.shape} vs {b.shape}")
+    common = np.result_type(a, b)
     out = np.empty((len(a), len(b)), dtype=np.float32)
-    for i in range(0, len(a), chunk):
-        out[i : i + chunk] = (a[i : i + chunk, None, :] == b[None, :, :]).mean(axis=2)
+    _agreement(np.ascontiguousarray(a, common), np.ascontiguousarray(b, common), out)
     r = 2.0**-bits
     out = np.clip((out - r) / (1.0 - r), 0.0, 1.0)
     full = (1 << bits) - 1

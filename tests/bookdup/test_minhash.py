@@ -131,6 +131,21 @@ def test_page_minhashes_shape_and_pages():
     assert (whole == sig[0]).all()
 
 
+def test_page_jaccard_matrix_equals_the_broadcast_mean_bit_for_bit():
+    # the compiled agreement must give the float32 the relations were classified on before
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, 4, (37, 32)).astype(np.uint16)
+    b = rng.integers(0, 4, (23, 32)).astype(np.uint16)
+    a[3], b[5] = 0xFFFF, 0xFFFF  # empty pages
+    share = (a[:, None, :] == b[None, :, :]).mean(axis=2).astype(np.float32)
+    r = 2.0**-16
+    want = np.clip((share - r) / (1.0 - r), 0.0, 1.0)
+    want[3], want[:, 5] = 0.0, 0.0
+    got = page_jaccard_matrix(a, b, 16)
+    assert got.dtype == np.float32 and got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+    assert 0.0 < got.max() < 1.0  # some slots agree, none fully
+
+
 def test_b_bit_correction_removes_accidental_collisions():
     rng = np.random.default_rng(9)
     pages_a = [_words(rng, 200) for _ in range(200)]
