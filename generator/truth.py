@@ -9,7 +9,7 @@ volume is a partial translation of the full original.
 The same rule labels generated corpora and the variants of real books (`generator.real_variants`).
 Containment is judged as a cataloguer judges it, at the scale of a book: a one-piece book is a
 contiguous subset of another when ``CONTAINED_SHARE`` of its words lie in one stretch of the
-other's (an anthology holding a volume but its last paragraph holds the volume).
+other's (an anthology holding all of a volume but a paragraph holds the volume).
 """
 
 from __future__ import annotations

@@ -250,7 +250,7 @@ def test_relations_of_a_hand_made_set() -> None:
     assert len(truth) == 36 - 2
 
 
-def test_a_book_held_but_for_its_last_paragraph_is_contained() -> None:
+def test_a_book_held_but_for_a_paragraph_is_contained() -> None:
     """Containment is read on whole books (issue 29): an anthology holding 99.5 % of a volume
     contains it, one holding 84 % overlaps it; books of several pieces never are one stretch."""
     vol1 = _rec("v1", [("w", 0, 4800)])
