@@ -22,7 +22,7 @@ from typing import Any
 
 from bookdup.evaluate import evaluate, render_report
 from bookdup.pairs import pair_key
-from generator.real_variants import VariantConfig, generate_variants
+from generator.real_variants import NOISE_LEVELS, VariantConfig, generate_variants
 
 REPO = Path(__file__).resolve().parents[1]
 GUTENBERG = (REPO / ".." / "shared" / "data" / "gutenberg").resolve()
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, 
         works=10 if args.quick else None,
         max_words=40_000 if args.quick else 80_000,
         related=real_related_pairs(),
+        noise_levels=tuple(args.noise) if args.noise else NOISE_LEVELS,
     )
     t0 = time.monotonic()
     summary = generate_variants(config, args.workdir)
@@ -147,6 +148,13 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/bookdup-bench-variants"))
     ap.add_argument("--quick", action="store_true", help="10 works of 40K words")
     ap.add_argument("--reuse", action="store_true", help="score the relations already stored")
+    ap.add_argument(
+        "--noise",
+        type=float,
+        nargs="+",
+        default=None,
+        help="noise levels the non-rescan variants draw from (default 0 / 0.02 / 0.05 / 0.10)",
+    )
     ap.add_argument("--report", type=Path, default=None, help="write the Markdown report here")
     args = ap.parse_args()
     truth, predicted, timing = run(args)

@@ -57,6 +57,9 @@ class VariantConfig:
     collection_work: str = "divine-comedy"  # the work with 20+ variants (a manifest ``work``)
     collection_variants: int = 24
     seed: int = 29
+    #: noise levels the non-rescan variants draw from; (0.10,) puts both books of most pairs
+    #: under 10 % noise, as in a generated set at 10 %
+    noise_levels: tuple[float, ...] = NOISE_LEVELS
     books_dir: str = "books"
     #: pairs of real book ids known to share text (the folder's own truth): a book related to
     #: one already chosen is skipped, so that works stay disjoint (The Sketch Book holds The
@@ -123,7 +126,7 @@ class _Writer:
         self._renderings = 0
 
     def noise(self) -> float:
-        return float(self.rng.choice(NOISE_LEVELS))
+        return float(self.rng.choice(self.cfg.noise_levels))
 
     def pages(self, parts: list[Prose], layout: Layout, title: str, year: int) -> list[str]:
         """A title page, then the text set in ``layout`` (clean)."""

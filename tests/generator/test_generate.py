@@ -250,6 +250,29 @@ def test_relations_of_a_hand_made_set() -> None:
     assert len(truth) == 36 - 2
 
 
+def test_a_book_held_but_for_a_paragraph_is_contained() -> None:
+    """Containment is read on whole books (issue 29): an anthology holding 99.5 % of a volume
+    contains it, one holding 84 % overlaps it; books of several pieces never are one stretch."""
+    vol1 = _rec("v1", [("w", 0, 4800)])
+    most = _rec("am", [("w", 25, 7000), ("u", 0, 3000)])  # all of v1 but its first 25 words
+    part = _rec("ap", [("w", 770, 7000), ("u", 0, 3000)])  # 84 % of v1
+    edge = _rec("ae", [("w", 240, 7000), ("u", 0, 3000)])  # exactly CONTAINED_SHARE of v1
+    small = _rec("as", [("w", 100, 1000), ("u", 0, 400)])  # both pieces inside `most`
+    abridged = _rec("ab", [("w", 0, 1500), ("w", 2000, 4500), ("w", 6000, 6500)])
+
+    def rel(x, y):
+        r = relation(x, y)
+        return None if r is None else (r["relation"], r["direction"])
+
+    assert rel(vol1, most) == ("CONTIGUOUS_SUBSET", "a_in_b")
+    assert rel(most, vol1) == ("CONTIGUOUS_SUBSET", "b_in_a")
+    assert rel(vol1, edge) == ("CONTIGUOUS_SUBSET", "a_in_b")
+    assert rel(vol1, part) == ("OVERLAPPING_TEXT", None)
+    assert rel(small, most) == ("OVERLAPPING_TEXT", None)
+    assert rel(abridged, vol1) == ("OVERLAPPING_TEXT", None)  # 83 % of v1, in two pieces
+    assert relation(vol1, most)["coverage_a"] == 0.9948  # the truth still states the share
+
+
 def test_abridged_and_retranslated_books(tmp_path: Path) -> None:
     """Generated abridgements keep 35-65 % of their work in pieces spread through it, with
     ground truth naming them the shorter; retranslations are other texts of one language."""

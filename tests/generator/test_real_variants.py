@@ -54,3 +54,16 @@ def test_variants_of_real_books_state_their_relations(tmp_path: Path) -> None:
     noisy = (tmp_path / "books" / "w00-a-scan10.txt").read_text(encoding="utf-8")
     clean = (tmp_path / "books" / "w00-edition.txt").read_text(encoding="utf-8")
     assert noisy.count("\f") == clean.count("\f") and noisy != clean  # same pages, rescanned
+
+
+@needs_data
+def test_variants_at_one_noise_level(tmp_path: Path) -> None:
+    """``noise_levels=(0.1,)`` puts every variant but the rescans at 10 %, so both books of an
+    overlap are as noisy as in a generated set at 10 %."""
+    config = VariantConfig(GUTENBERG, works=2, max_words=3000, collection_variants=0,
+                           noise_levels=(0.1,))  # fmt: skip
+    generate_variants(config, tmp_path)
+    books = [json.loads(x) for x in (tmp_path / "books.jsonl").open(encoding="utf-8")]
+    drawn = {b["id"]: b["noise"] for b in books if b["kind"] in ("volume", "abridged", "anthology")}
+    assert len(drawn) == 2 * 3 + 1 and set(drawn.values()) == {0.1}
+    assert {b["noise"] for b in books if b["kind"] == "reprint"} == {0.02, 0.05, 0.1}
