@@ -103,9 +103,10 @@ class CandidateParams:
     # Issue 27 (off by default): also query the pivot pair keys (``bookdup.pivot``, indexed by
     # an index job with ``IndexOptions.pivot_pairs``); their hits join the translated ones.
     pivot_pairs: bool = False
-    # Issue 27: a book with winnowed keys also asks its bands (the pairs a band query finds
-    # alone: benchmarks/bench_candidates.py, docs/EVALUATION.md).
-    bands_with_winnows: bool = True
+    # A book with winnowed keys asks no band query: at 1K and 3K generated books its bands
+    # found no true pair the winnowed keys missed (issue 27: docs/EVALUATION.md); a book
+    # without them (indexed before them, or a lookup) still asks its bands.
+    bands_with_winnows: bool = False
     # A pivot query's keys (thousands) go in searches of at most this many clauses (under the
     # node's indices.query.bool.max_clause_count, 4,096); each asks for this many hits, and
     # the client sums each book's scores over the searches.
