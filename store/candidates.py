@@ -103,10 +103,11 @@ class CandidateParams:
     # Issue 27 (off by default): also query the pivot pair keys (``bookdup.pivot``, indexed by
     # an index job with ``IndexOptions.pivot_pairs``); their hits join the translated ones.
     pivot_pairs: bool = False
-    # A book with winnowed keys asks no band query: at 1K and 3K generated books its bands
-    # found no true pair the winnowed keys missed (issue 27: docs/EVALUATION.md); a book
-    # without them (indexed before them, or a lookup) still asks its bands.
-    bands_with_winnows: bool = False
+    # A book with winnowed keys also asks its bands: on generated books they found no true
+    # pair the winnowed keys missed and cost ~1-2 % of the searches' time (docs/EVALUATION.md,
+    # issue 27), but they are the only same-language query that reaches a work with more than
+    # ``winnow_max_df`` copies, whose shared keys the winnowed query leaves out.
+    bands_with_winnows: bool = True
     # A pivot query's keys (thousands) go in searches of at most this many clauses (under the
     # node's indices.query.bool.max_clause_count, 4,096); each asks for this many hits, and
     # the client sums each book's scores over the searches.

@@ -188,11 +188,12 @@ def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are
     unkeyed = dataclasses.replace(f, winnows=np.zeros(0, np.uint32))
     for kinds in (_kinds(stop(2, None), f), _kinds(stop(2, table), unkeyed)):
         assert "winnows" not in kinds and excluded(kinds["uniq"]) == []
-    # issue 27's cut: bands go only where winnowed keys cannot stand in for them
-    assert list(keyed) == ["winnows", "uniq"]
-    assert list(_kinds(stop(2, table), f, bands_with_winnows=True)) == ["bands", "winnows", "uniq"]
-    assert list(_kinds(stop(2, table), unkeyed)) == ["bands", "uniq"]
-    assert list(_kinds(stop(2, None), f)) == ["bands", "uniq"]
+    # issue 27's switch: without it bands go only where winnowed keys cannot stand in for them
+    assert list(keyed) == ["bands", "winnows", "uniq"]
+    cut = {"bands_with_winnows": False}
+    assert list(_kinds(stop(2, table), f, **cut)) == ["winnows", "uniq"]
+    assert list(_kinds(stop(2, table), unkeyed, **cut)) == ["bands", "uniq"]
+    assert list(_kinds(stop(2, None), f, **cut)) == ["bands", "uniq"]
 
 
 def test_idf_ranked_queries_are_scored_with_the_whole_index_statistics() -> None:
@@ -281,7 +282,7 @@ def test_every_labelled_query_s_json_is_its_body_s() -> None:
     table = KeyFrequencies(f.winnows, np.full(f.winnows.size, 2, np.uint32), n_books=2)
     empty = np.zeros(0, np.uint32)
     stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, table)
-    params = candidates.CandidateParams(bands_with_winnows=True)
+    params = candidates.CandidateParams()
     searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
     queries = searcher.labelled_queries(f)
     assert [kind for kind, _ in queries] == ["bands", "winnows", "uniq"]
