@@ -1,15 +1,22 @@
-"""Candidate recall of the dedup job's candidate stage alone, against a generated ground truth.
+"""Candidate recall of the dedup job's candidate stage alone, and what each query kind adds.
 
-Issue 27, item 1. Generates (or reuses) a corpus, indexes it, then runs the job's own stages
-``prepare`` → ``select_books`` → ``CandidateSearcher.ranked`` over every book — no
-verification — and prints the share of true related pairs among the candidates: by class,
-translations by language pair and by noise, and the candidate pairs per book. For each true
-translation it also reports the best rank of the partner in the translated lists of both sides,
-so a miss is seen to be the cap (ranked too low) or the query (not found at all); ``--param
-max_translation_candidates=200`` widens the cap to see recall at 10/20/40/80/… at once.
+Issue 27. Generates (or reuses, ``--corpus``) a corpus, indexes it, then runs the job's own
+stages ``prepare`` → ``select_books`` and every book's ``CandidateSearcher.labelled_queries``
+— no verification — and prints the share of true related pairs among the candidates: by
+class, translations by language pair and by noise, and the candidate pairs per book. For each
+true translation it also reports the best rank of the partner in the translated lists of both
+sides, so a miss is seen to be the cap (ranked too low) or the query (not found at all);
+``--param max_translation_candidates=200`` widens the cap to see recall at 10/20/40/80/… at once.
+
+Per query kind ("bands", "winnows", "uniq", and "translated": the one query per target
+language) it prints the true pairs the kind found, those only it found (by class, language
+pair and noise: a kind that finds none alone adds no recall), its candidate pairs and its
+search time. Each kind of a batch goes in its own ``_msearch`` (the job sends them all in one),
+so its time is its own: the node's ``took`` summed over its searches, and the wall time.
 
     python benchmarks/bench_candidates.py --books 1000 --words-min 50000 --words-max 100000
     python benchmarks/bench_candidates.py --quick          # 1,000 books of 4K–8K words
+    python benchmarks/bench_candidates.py --corpus /work/bench-quick/corpus-1000-4000-8000-s7
 
 Needs a running node (ELASTICSEARCH_URL, default http://127.0.0.1:9200). ``--keep-index``
 leaves the index in place and reuses it on the next run with the same corpus (candidate
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -31,17 +39,21 @@ from quick import add_quick, parse_args
 from bookdup.pairs import pair_key
 from generator.corpus import GeneratorConfig, generate_corpus
 from indexer.dedup_job import DedupParams
-from indexer.dedup_stages import prepare, select_books
+from indexer.dedup_stages import DedupRun, QueryBatch, prepare, select_books
 from indexer.index_job import IndexOptions, run_index
 from readers.groundtruth import load_jsonl
-from store.candidates import CandidateParams
+from store.candidates import SAME_LANGUAGE_KINDS, CandidateParams, hits_with_scores
 from store.connection import ConnectionSettings, connect
+from store.msearch import DFS, msearch
 from store.schema import IndexNames, drop_indices
 
 RANKS = (10, 20, 40, 80, 200)
+KINDS = ("bands", "winnows", "uniq", "translated")
 
 
 def corpus_dir(args: argparse.Namespace) -> Path:
+    if args.corpus is not None:
+        return Path(args.corpus)
     out = args.workdir / (
         f"corpus-{args.books}-{args.words_min}-{args.words_max}-s{args.seed}-n{args.noise}"
     )
@@ -78,6 +90,81 @@ def noise_bucket(t: dict[str, Any]) -> str:
     return "noise<2%" if worst < 0.02 else "noise<5%" if worst < 0.05 else "noise<=10%"
 
 
+def truth_keys(t: dict[str, Any]) -> list[str]:
+    """The rows a true pair counts in: its class, or its language pair and noise bucket."""
+    la, lb = t["languages"]
+    if la == lb:
+        return ["same language", f"class {t['relation']}"]
+    pair = "-".join(sorted((la, lb)))
+    return ["translations", f"translations {pair}", f"translations {noise_bucket(t)}"]
+
+
+@dataclasses.dataclass
+class KindTally:
+    """One query kind's searches over the run: the pairs (a < b) its hits give, and its cost."""
+
+    pairs: set[str] = dataclasses.field(default_factory=set)
+    searches: int = 0
+    took_ms: int = 0  # the node's took, summed over the kind's searches
+    wall_s: float = 0.0
+
+
+def search_batch(
+    run: DedupRun,
+    batch: QueryBatch,
+    tallies: dict[str, KindTally],
+    ranks: dict[tuple[str, str], int],
+) -> None:
+    """Each kind of ``batch``'s queries in its own ``_msearch`` (the job's queries and search
+    types); ``ranks`` gets each book's best rank in each owner's translated lists."""
+    grouped: dict[str, list[tuple[str, str]]] = defaultdict(list)  # kind -> (owner, body)
+    for f in batch.books:
+        for label, query in run.searcher.labelled_queries(f):
+            kind = label if label in SAME_LANGUAGE_KINDS else "translated"
+            grouped[kind].append((f.book_id, query.json()))
+    idf = run.searcher.params.idf_translations
+    for kind, queries in grouped.items():
+        types = [DFS if idf and kind == "translated" else None] * len(queries)
+        started = time.monotonic()
+        bodies = [body for _, body in queries]
+        responses = msearch(run.client, run.names.books, bodies, types, run.searcher.max_concurrent)
+        tally = tallies[kind]
+        tally.wall_s += time.monotonic() - started
+        tally.searches += len(queries)
+        for (owner, _), response in zip(queries, responses, strict=True):
+            tally.took_ms += response["took"]
+            hits = hits_with_scores(response)
+            tally.pairs |= {pair_key(owner, other) for other, _ in hits}
+            if kind == "translated":
+                for rank, (other, _) in enumerate(hits, 1):
+                    ranks.setdefault((owner, other), rank)
+
+
+def print_kinds(tallies: dict[str, KindTally], truth: dict[str, dict[str, Any]]) -> list[str]:
+    """A row per kind: true pairs found, those only it found (and where), candidate pairs and
+    search time; returns the RESULT line's fields for the kinds."""
+    heads = ("searches", "true", "only", "pairs", "took s", "wall s")
+    print(f"  {'kind':<11} " + " ".join(f"{h:>8}" for h in heads))
+    fields = []
+    for kind, tally in tallies.items():
+        others = set().union(*(t.pairs for k, t in tallies.items() if k != kind))
+        true = tally.pairs & truth.keys()
+        only = true - others
+        took_s = tally.took_ms / 1000
+        print(
+            f"  {kind:<11} {tally.searches:>8} {len(true):>8} {len(only):>8} "
+            f"{len(tally.pairs):>8} {took_s:>8.1f} {tally.wall_s:>8.1f}"
+        )
+        where = Counter(key for pair in only for key in truth_keys(truth[pair])[1:])
+        if where:
+            print("      only: " + ", ".join(f"{k} {n}" for k, n in sorted(where.items())))
+        fields.append(
+            f"{kind}_true={len(true)} {kind}_only={len(only)} {kind}_pairs={len(tally.pairs)} "
+            f"{kind}_took_s={took_s:.1f} {kind}_wall_s={tally.wall_s:.1f}"
+        )
+    return fields
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--books", type=int, default=1000)
@@ -86,74 +173,56 @@ def main() -> None:
     parser.add_argument("--noise", default="0.0-0.1", help="OCR noise range LO-HI")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bookdup-bench-candidates"))
+    parser.add_argument(
+        "--corpus", type=Path, help="a generated corpus directory to use (overrides the above)"
+    )
     parser.add_argument("--keep-index", action="store_true", help="keep and reuse the index")
     parser.add_argument(
         "--param", action="append", default=[], help="a CandidateParams field NAME=VALUE"
-    )
-    parser.add_argument(
-        "--pivot-pairs",
-        action="store_true",
-        help="index and query the pivot pair keys too (issue 27: IndexOptions and "
-        "CandidateParams.pivot_pairs)",
     )
     add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
 
     corpus = corpus_dir(args)
-    truth = load_jsonl(corpus / "ground_truth.jsonl")
+    truth = {pair_key(t["a"], t["b"]): t for t in load_jsonl(corpus / "ground_truth.jsonl")}
+    n = json.loads((corpus / "corpus.json").read_text())["config"]["n_books"]
     client = connect(ConnectionSettings.from_env(timeout=300))
-    pivot = "-pivot" if args.pivot_pairs else ""
-    names = IndexNames(f"candbench-{args.books}-{args.words_min}-s{args.seed}{pivot}")
+    names = IndexNames(f"candbench-{corpus.name}")
     count = (
         client.count(index=names.books)["count"] if client.indices.exists(index=names.books) else 0
     )
     index_s = 0.0
-    if not (args.keep_index and count == args.books):
+    if not (args.keep_index and count == n):
         drop_indices(client, names)
         started = time.monotonic()
-        options = IndexOptions(pivot_pairs=args.pivot_pairs)
-        summary = run_index(client, names, [corpus / "books"], options)
+        summary = run_index(client, names, [corpus / "books"], IndexOptions())
         index_s = time.monotonic() - started
-        assert summary.indexed == args.books, summary
+        assert summary.indexed == n, summary
 
-    overrides = [*args.param, *(["pivot_pairs=true"] if args.pivot_pairs else [])]
-    params = DedupParams(candidates=candidate_params(overrides))
+    params = DedupParams(candidates=candidate_params(args.param))
     started = time.monotonic()
     run = prepare(client, names, params, "candidate-bench", None)
     prepare_s = time.monotonic() - started
-    found: set[str] = set()
+    tallies = {kind: KindTally() for kind in KINDS}
     # best rank (1-based) of each book in each owner's translated list: (owner, other) -> rank
     ranks: dict[tuple[str, str], int] = {}
-    queries: Counter[str] = Counter()
-    started = time.monotonic()
     for batch in select_books(run):
-        for ranked in run.searcher.ranked(batch.books):
-            queries[ranked.kind] += 1
-            found |= {pair_key(ranked.owner, other) for other, _ in ranked.hits}
-            if ranked.kind not in ("bands", "winnows", "uniq"):
-                for rank, (other, _) in enumerate(ranked.hits, 1):
-                    ranks.setdefault((ranked.owner, other), rank)
-    search_s = time.monotonic() - started
+        search_batch(run, batch, tallies, ranks)
+    search_s = sum(t.wall_s for t in tallies.values())
+    found: set[str] = set().union(*(t.pairs for t in tallies.values()))
 
     by: dict[str, list[bool]] = defaultdict(list)
     translation_ranks: list[int | None] = []
-    for t in truth:
-        hit = pair_key(t["a"], t["b"]) in found
-        la, lb = t["languages"]
-        if la == lb:
-            by["same language"].append(hit)
-            by[f"class {t['relation']}"].append(hit)
-        else:
-            by["translations"].append(hit)
-            by[f"translations {'-'.join(sorted((la, lb)))}"].append(hit)
-            by[f"translations {noise_bucket(t)}"].append(hit)
+    for key, t in truth.items():
+        for row in truth_keys(t):
+            by[row].append(key in found)
+        if t["languages"][0] != t["languages"][1]:
             sides = [ranks.get((t["a"], t["b"])), ranks.get((t["b"], t["a"]))]
-            best = min((r for r in sides if r is not None), default=None)
-            translation_ranks.append(best)
-    n = args.books
+            translation_ranks.append(min((r for r in sides if r is not None), default=None))
+    searches = sum(t.searches for t in tallies.values())
     print(
         f"corpus {corpus} ({n} books), index {index_s:.0f} s, prepare {prepare_s:.1f} s, "
-        f"searches {search_s:.1f} s ({sum(queries.values())} queries: {dict(queries)})"
+        f"searches {search_s:.1f} s ({searches} queries)"
     )
     for key in sorted(by):
         hits = by[key]
@@ -165,6 +234,7 @@ def main() -> None:
             for k in RANKS
         )
         print(f"  translated lists: partner's best rank {within}")
+    kind_fields = print_kinds(tallies, truth)
     client.indices.refresh(index=names.books)
     stats = client.indices.stats(index=names.books, metric="store").body["_all"]["primaries"]
     bytes_per_book = stats["store"]["size_in_bytes"] / n
@@ -175,7 +245,7 @@ def main() -> None:
         f"candidate_recall_translations={rate(by['translations']):.4f} "
         f"candidate_pairs={len(found)} candidate_pairs_per_book={pairs_per_book:.1f} "
         f"fraction_of_all_pairs={fraction:.5f} search_s={search_s:.1f} "
-        f"index_bytes_per_book={bytes_per_book:.0f}"
+        f"index_bytes_per_book={bytes_per_book:.0f} " + " ".join(kind_fields)
     )
     if not args.keep_index:
         drop_indices(client, names)

@@ -103,6 +103,11 @@ class CandidateParams:
     # Issue 27 (off by default): also query the pivot pair keys (``bookdup.pivot``, indexed by
     # an index job with ``IndexOptions.pivot_pairs``); their hits join the translated ones.
     pivot_pairs: bool = False
+    # A book with winnowed keys also asks its bands: on generated books they found no true
+    # pair the winnowed keys missed and cost ~1-2 % of the searches' time (docs/EVALUATION.md,
+    # issue 27), but they are the only same-language query that reaches a work with more than
+    # ``winnow_max_df`` copies, whose shared keys the winnowed query leaves out.
+    bands_with_winnows: bool = True
     # A pivot query's keys (thousands) go in searches of at most this many clauses (under the
     # node's indices.query.bool.max_clause_count, 4,096); each asks for this many hits, and
     # the client sums each book's scores over the searches.
@@ -529,27 +534,24 @@ class CandidateSearcher:
         """(kind, query) of each query that can find a book: kind is "bands", "winnows" (or
         "uniq" for a book without winnowed keys) or the target language."""
         p = self.params
-        bands = [t for t in f.bands if t not in self.stop.bands]
-        out: list[tuple[str, CandidateQuery]] = [
-            (
-                "bands",
-                CandidateQuery(f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates),
-            )
-        ]
         table = self.stop.winnows
-        if f.winnows.size and table is not None:
+        keyed = bool(f.winnows.size) and table is not None
+        out: list[tuple[str, CandidateQuery]] = []
+        if p.bands_with_winnows or not keyed:
+            bands = [t for t in f.bands if t not in self.stop.bands]
+            query = CandidateQuery(
+                f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates
+            )
+            out.append(("bands", query))
+        if keyed and table is not None:
             # same language from the text keys; the unique-word query still serves the other
             # languages, where shared names, numerals and cognates point at translations. While
             # some books have no winnowed keys (indexed before them, e.g. a migrated v3 index)
             # it also serves this language: those books are reached only through it.
             out.append(("winnows", self._winnow_body(f)))
             every_book_keyed = table.n_books >= self.stop.n_books
-            out.append(
-                (
-                    "uniq",
-                    self._uniq_body(f, f.unique.hashes, None, other_languages=every_book_keyed),
-                )
-            )
+            uniq = self._uniq_body(f, f.unique.hashes, None, other_languages=every_book_keyed)
+            out.append(("uniq", uniq))
         else:
             out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
         # sorted once for all target languages: a repeated stem adds no term

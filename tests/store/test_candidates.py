@@ -149,8 +149,8 @@ class _NoLexicons:
         return None
 
 
-def _kinds(stop: candidates.StopLists, f) -> dict[str, dict]:
-    params = candidates.CandidateParams()
+def _kinds(stop: candidates.StopLists, f, **params_: bool) -> dict[str, dict]:
+    params = candidates.CandidateParams(**params_)
     searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
     return {kind: q.body() for kind, q in searcher.labelled_queries(f)}
 
@@ -188,6 +188,12 @@ def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are
     unkeyed = dataclasses.replace(f, winnows=np.zeros(0, np.uint32))
     for kinds in (_kinds(stop(2, None), f), _kinds(stop(2, table), unkeyed)):
         assert "winnows" not in kinds and excluded(kinds["uniq"]) == []
+    # issue 27's switch: without it bands go only where winnowed keys cannot stand in for them
+    assert list(keyed) == ["bands", "winnows", "uniq"]
+    cut = {"bands_with_winnows": False}
+    assert list(_kinds(stop(2, table), f, **cut)) == ["winnows", "uniq"]
+    assert list(_kinds(stop(2, table), unkeyed, **cut)) == ["bands", "uniq"]
+    assert list(_kinds(stop(2, None), f, **cut)) == ["bands", "uniq"]
 
 
 def test_idf_ranked_queries_are_scored_with_the_whole_index_statistics() -> None:
