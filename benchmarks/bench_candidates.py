@@ -49,6 +49,7 @@ from store.schema import IndexNames, drop_indices
 
 RANKS = (10, 20, 40, 80, 200)
 KINDS = ("bands", "winnows", "uniq", "translated")
+PIVOT = "pivot"  # the pivot pair keys' searches (``--pivot-pairs``), one list a target language
 
 
 def corpus_dir(args: argparse.Namespace) -> Path:
@@ -117,25 +118,35 @@ def search_batch(
 ) -> None:
     """Each kind of ``batch``'s queries in its own ``_msearch`` (the job's queries and search
     types); ``ranks`` gets each book's best rank in each owner's translated lists."""
+    searcher = run.searcher
     grouped: dict[str, list[tuple[str, str]]] = defaultdict(list)  # kind -> (owner, body)
+    scored_by_idf: dict[str, bool] = {PIVOT: True}
     for f in batch.books:
-        for label, query in run.searcher.labelled_queries(f):
+        for label, query in searcher.labelled_queries(f):
             kind = label if label in SAME_LANGUAGE_KINDS else "translated"
+            scored_by_idf[kind] = searcher.scored_by_idf(label)
             grouped[kind].append((f.book_id, query.json()))
-    idf = run.searcher.params.idf_translations
+        grouped[PIVOT] += [(f.book_id, query.json()) for query in searcher.pivot_queries(f)]
     for kind, queries in grouped.items():
-        types = [DFS if idf and kind == "translated" else None] * len(queries)
+        if not queries:
+            continue
+        types = [DFS if scored_by_idf[kind] else None] * len(queries)
         started = time.monotonic()
         bodies = [body for _, body in queries]
-        responses = msearch(run.client, run.names.books, bodies, types, run.searcher.max_concurrent)
+        responses = msearch(run.client, run.names.books, bodies, types, searcher.max_concurrent)
         tally = tallies[kind]
         tally.wall_s += time.monotonic() - started
         tally.searches += len(queries)
-        for (owner, _), response in zip(queries, responses, strict=True):
-            tally.took_ms += response["took"]
-            hits = hits_with_scores(response)
+        tally.took_ms += sum(response["took"] for response in responses)
+        owned = [(owner, response) for (owner, _), response in zip(queries, responses, strict=True)]
+        lists = (
+            [(r.owner, r.hits) for r in searcher.pivot_lists(batch.books, owned)]
+            if kind == PIVOT
+            else [(owner, hits_with_scores(response)) for owner, response in owned]
+        )
+        for owner, hits in lists:
             tally.pairs |= {pair_key(owner, other) for other, _ in hits}
-            if kind == "translated":
+            if kind in ("translated", PIVOT):
                 for rank, (other, _) in enumerate(hits, 1):
                     ranks.setdefault((owner, other), rank)
 
@@ -180,6 +191,12 @@ def main() -> None:
     parser.add_argument(
         "--param", action="append", default=[], help="a CandidateParams field NAME=VALUE"
     )
+    parser.add_argument(
+        "--pivot-pairs",
+        action="store_true",
+        help="index and query the pivot pair keys too (issue 27: IndexOptions and "
+        "CandidateParams.pivot_pairs); their lists are the kind 'pivot'",
+    )
     add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
 
@@ -187,7 +204,8 @@ def main() -> None:
     truth = {pair_key(t["a"], t["b"]): t for t in load_jsonl(corpus / "ground_truth.jsonl")}
     n = json.loads((corpus / "corpus.json").read_text())["config"]["n_books"]
     client = connect(ConnectionSettings.from_env(timeout=300))
-    names = IndexNames(f"candbench-{corpus.name}")
+    pivot = "-pivot" if args.pivot_pairs else ""
+    names = IndexNames(f"candbench-{corpus.name}{pivot}")
     count = (
         client.count(index=names.books)["count"] if client.indices.exists(index=names.books) else 0
     )
@@ -195,15 +213,17 @@ def main() -> None:
     if not (args.keep_index and count == n):
         drop_indices(client, names)
         started = time.monotonic()
-        summary = run_index(client, names, [corpus / "books"], IndexOptions())
+        options = IndexOptions(pivot_pairs=args.pivot_pairs)
+        summary = run_index(client, names, [corpus / "books"], options)
         index_s = time.monotonic() - started
         assert summary.indexed == n, summary
 
-    params = DedupParams(candidates=candidate_params(args.param))
+    overrides = [*args.param, *(["pivot_pairs=true"] if args.pivot_pairs else [])]
+    params = DedupParams(candidates=candidate_params(overrides))
     started = time.monotonic()
     run = prepare(client, names, params, "candidate-bench", None)
     prepare_s = time.monotonic() - started
-    tallies = {kind: KindTally() for kind in KINDS}
+    tallies = {kind: KindTally() for kind in (*KINDS, *([PIVOT] if args.pivot_pairs else []))}
     # best rank (1-based) of each book in each owner's translated list: (owner, other) -> rank
     ranks: dict[tuple[str, str], int] = {}
     for batch in select_books(run):

@@ -611,7 +611,7 @@ class CandidateSearcher:
             )
         return table
 
-    def _scored_by_idf(self, kind: str) -> bool:
+    def scored_by_idf(self, kind: str) -> bool:
         """Whether the query of ``kind`` ranks by idf: the translated ones (kind = the target
         language) with ``idf_translations``; the others count shared keys."""
         return self.params.idf_translations and kind not in SAME_LANGUAGE_KINDS
@@ -654,28 +654,40 @@ class CandidateSearcher:
 
     def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
         """Every query of every book of ``batch`` with its hits, best first (one _msearch);
-        a book's pivot searches come back as one list per target language, each book's
-        scores summed."""
+        a book's pivot searches come back as one list per target language (`pivot_lists`)."""
         queries: list[tuple[str, str]] = []  # owner, kind ("pivots": a pivot search)
         bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
-        targets: dict[str, set[str]] = {}
         for f in batch:
             for kind, query in self.labelled_queries(f):
                 queries.append((f.book_id, kind))
                 bodies.append(query.json())
-                types.append(DFS if self._scored_by_idf(kind) else None)
+                types.append(DFS if self.scored_by_idf(kind) else None)
             for query in self.pivot_queries(f):
-                targets[f.book_id] = {t for t, _ in self._targets(f)}
                 queries.append((f.book_id, PIVOTS.field))
                 bodies.append(query.json())
                 types.append(DFS)
         responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
-        summed: dict[tuple[str, str], dict[str, float]] = {}
+        pivots: list[tuple[str, dict[str, Any]]] = []
         for (owner, kind), response in zip(queries, responses, strict=True):
-            if kind != PIVOTS.field:
+            if kind == PIVOTS.field:
+                pivots.append((owner, response))
+            else:
                 yield RankedCandidates(owner, kind, hits_with_scores(response))
-                continue
+        yield from self.pivot_lists(batch, pivots)
+
+    def pivot_lists(
+        self, batch: Sequence[BookFeatures], responses: Sequence[tuple[str, dict[str, Any]]]
+    ) -> Iterator[RankedCandidates]:
+        """The pivot searches' responses of ``batch``'s books ((owner, response), in any
+        order) as one list per owner and target language: each book's scores summed over the
+        owner's searches, the best ``pivot_hits`` kept."""
+        books = {f.book_id: f for f in batch}
+        targets: dict[str, set[str]] = {}
+        summed: dict[tuple[str, str], dict[str, float]] = {}
+        for owner, response in responses:
+            if owner not in targets:
+                targets[owner] = {t for t, _ in self._targets(books[owner])}
             for hit in response["hits"]["hits"]:
                 score, book, language = hit["sort"]
                 if language in targets[owner]:

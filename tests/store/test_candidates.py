@@ -207,8 +207,8 @@ def test_idf_ranked_queries_are_scored_with_the_whole_index_statistics() -> None
     for idf in (True, False):
         params = candidates.CandidateParams(idf_translations=idf)
         searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
-        assert [searcher._scored_by_idf(k) for k in ("bands", "winnows", "uniq")] == [False] * 3
-        assert searcher._scored_by_idf("de") is idf
+        assert [searcher.scored_by_idf(k) for k in ("bands", "winnows", "uniq")] == [False] * 3
+        assert searcher.scored_by_idf("de") is idf
 
     class Client:
         sent: list[dict] = []
