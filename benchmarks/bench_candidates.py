@@ -88,6 +88,12 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bookdup-bench-candidates"))
     parser.add_argument("--keep-index", action="store_true", help="keep and reuse the index")
     parser.add_argument(
+        "--corpus", type=Path, help="an existing generated corpus (instead of --workdir's)"
+    )
+    parser.add_argument(
+        "--index-prefix", default="candbench", help="the indices' name prefix (one per helper)"
+    )
+    parser.add_argument(
         "--param", action="append", default=[], help="a CandidateParams field NAME=VALUE"
     )
     parser.add_argument(
@@ -99,11 +105,11 @@ def main() -> None:
     add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
 
-    corpus = corpus_dir(args)
+    corpus = args.corpus or corpus_dir(args)
     truth = load_jsonl(corpus / "ground_truth.jsonl")
     client = connect(ConnectionSettings.from_env(timeout=300))
     pivot = "-pivot" if args.pivot_pairs else ""
-    names = IndexNames(f"candbench-{args.books}-{args.words_min}-s{args.seed}{pivot}")
+    names = IndexNames(f"{args.index_prefix}-{args.books}-{args.words_min}-s{args.seed}{pivot}")
     count = (
         client.count(index=names.books)["count"] if client.indices.exists(index=names.books) else 0
     )
