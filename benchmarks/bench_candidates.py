@@ -189,6 +189,9 @@ def main() -> None:
     )
     parser.add_argument("--keep-index", action="store_true", help="keep and reuse the index")
     parser.add_argument(
+        "--index-prefix", default="candbench", help="the indices' name prefix (one per helper)"
+    )
+    parser.add_argument(
         "--param", action="append", default=[], help="a CandidateParams field NAME=VALUE"
     )
     parser.add_argument(
@@ -205,7 +208,7 @@ def main() -> None:
     n = json.loads((corpus / "corpus.json").read_text())["config"]["n_books"]
     client = connect(ConnectionSettings.from_env(timeout=300))
     pivot = "-pivot" if args.pivot_pairs else ""
-    names = IndexNames(f"candbench-{corpus.name}{pivot}")
+    names = IndexNames(f"{args.index_prefix}-{corpus.name}{pivot}")
     count = (
         client.count(index=names.books)["count"] if client.indices.exists(index=names.books) else 0
     )

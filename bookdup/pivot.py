@@ -10,19 +10,26 @@ does not: single translated stems are shared by chance, ordered pairs of them ra
 
 The index holds each word's first sense; a query expands each word to ``QUERY_SENSES`` senses
 (every pair of senses), since the other side's first sense may be any of them.
+
+A document's words no lexicon knows are first looked up up to one edit
+(``bookdup.editlookup``): an OCR-garbled word found again keeps its place in the pair chain.
+Only the index worker has the words (a dedup job's query books hold their hashes), so only the
+stored keys hold them; a pair is found by the query of either side.
 """
 
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from bookdup.dictionary import Dictionary
+from bookdup.editlookup import OneEditLookup
 from bookdup.minhash import fmix64
 from bookdup.relate import Lexicons
-from bookdup.stemming import stem_lexicon
+from bookdup.stemming import stem_lexicon, stem_words
 from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
 
 #: The language every book's words are mapped into: the one every lexicon reaches.
@@ -42,12 +49,17 @@ class PivotLexicons:
 
     to_pivot: dict[str, Dictionary]
     known_pivot: np.ndarray  # sorted uint32 stem hashes
+    #: the English stems some lexicon knows, as strings: the headwords of English lookups
+    pivot_heads: frozenset[str] = frozenset()
+    #: one-edit lookups by language, built on a book's first need (once per process)
+    _lookups: dict[str, OneEditLookup] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_lexicons(cls, lexicons: Lexicons) -> PivotLexicons:
         """The stem lexicons of every language English reaches, both ways."""
         to_pivot: dict[str, Dictionary] = {}
         known = [np.zeros(0, np.uint32)]
+        heads: set[str] = set()
         for language in lexicons.targets(PIVOT_LANGUAGE):
             for source, target in ((PIVOT_LANGUAGE, language), (language, PIVOT_LANGUAGE)):
                 found = lexicons.get(source, target)
@@ -58,7 +70,42 @@ class PivotLexicons:
                 known.append(lex.keys if source == PIVOT_LANGUAGE else lex.targets)
                 if target == PIVOT_LANGUAGE:
                     to_pivot[language] = stemmed
-        return cls(to_pivot, np.unique(np.concatenate(known)))
+                    heads.update(" ".join(stemmed.translations).split(" "))
+                else:
+                    heads.update(stemmed.words)
+        return cls(to_pivot, np.unique(np.concatenate(known)), frozenset(heads))
+
+    def known(self, stems: np.ndarray, language: str) -> np.ndarray:
+        """Whether a lexicon into English knows each stem hash (bool per stem)."""
+        if language == PIVOT_LANGUAGE:
+            return np.isin(stems, self.known_pivot)
+        lexicon = self.to_pivot.get(language)
+        return np.zeros(stems.size, bool) if lexicon is None else in_lexicon(lexicon, stems)
+
+    def lookup(self, language: str) -> OneEditLookup | None:
+        """The one-edit lookup of the stems ``known`` accepts in ``language`` (None: no lexicon)."""
+        if language not in self._lookups:
+            lexicon = self.to_pivot.get(language)
+            if language == PIVOT_LANGUAGE:
+                self._lookups[language] = OneEditLookup.build(self.pivot_heads)
+            elif lexicon is not None:
+                self._lookups[language] = OneEditLookup.build(lexicon.words)
+        return self._lookups.get(language)
+
+
+def rescued_stems(
+    stems: np.ndarray, words: Sequence[str], language: str, lexicons: PivotLexicons
+) -> np.ndarray:
+    """``stems`` (uint32 hashes of ``words``' stems) with each stem no lexicon knows replaced by
+    the one headword stem within one edit of it, where there is one."""
+    out = np.array(stems, dtype=np.uint32)
+    unknown = np.flatnonzero(~lexicons.known(out, language))
+    lookup = lexicons.lookup(language) if unknown.size else None
+    if lookup is None:
+        return out
+    found = lookup.find(stem_words([words[i] for i in unknown.tolist()], language) or [])
+    out[unknown[found != 0]] = found[found != 0]
+    return out
 
 
 def pivot_senses(
@@ -70,14 +117,14 @@ def pivot_senses(
     if stems is None or not len(stems):
         return empty
     h = np.asarray(stems, dtype=np.uint32)
+    known = lexicons.known(h, language)
     if language == PIVOT_LANGUAGE:
         out = np.zeros((h.size, senses), np.uint32)
         out[:, 0] = h
-        return out[np.isin(h, lexicons.known_pivot)]
+        return out[known]
     lexicon = lexicons.to_pivot.get(language)
     if lexicon is None:
         return empty
-    known = in_lexicon(lexicon, h)
     translated, _, source = translate_with_source(
         None, np.zeros(h.size, np.int32), lexicon, keep_untranslated=False, hashes=h
     )
@@ -106,10 +153,16 @@ def pair_keys(senses: np.ndarray, gap: int = PIVOT_GAP) -> np.ndarray:
 
 
 def pivot_keys(
-    stems: np.ndarray | None, language: str, lexicons: PivotLexicons, senses: int = INDEX_SENSES
+    stems: np.ndarray | None,
+    language: str,
+    lexicons: PivotLexicons,
+    senses: int = INDEX_SENSES,
+    words: Sequence[str] | None = None,
 ) -> np.ndarray:
     """A book's pivot pair keys (``senses`` per word: ``INDEX_SENSES`` for its document,
-    ``QUERY_SENSES`` for its query)."""
+    ``QUERY_SENSES`` for its query); with its unique ``words``, garbled ones looked up first."""
+    if stems is not None and words is not None:
+        stems = rescued_stems(stems, words, language, lexicons)
     return pair_keys(pivot_senses(stems, language, lexicons, senses))
 
 

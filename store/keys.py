@@ -134,8 +134,10 @@ def document_keys(features: BookFeatures, uniq_modulus: int) -> dict[str, list[s
 
 
 def pivot_document_keys(features: BookFeatures, lexicons: PivotLexicons) -> dict[str, list[str]]:
-    """The ``pivots`` field of a book's document (index jobs with ``pivot_pairs``)."""
-    keys = pivot_keys(features.unique.stems, features.language, lexicons, INDEX_SENSES)
+    """The ``pivots`` field of a book's document (index jobs with ``pivot_pairs``): garbled
+    words looked up up to one edit, since only the index worker has the words."""
+    unique = features.unique
+    keys = pivot_keys(unique.stems, features.language, lexicons, INDEX_SENSES, unique.words)
     return {PIVOTS.field: key_terms(keys)}
 
 

@@ -16,6 +16,7 @@ from bookdup.pivot import (
     pair_keys,
     pivot_keys,
 )
+from store.keys import pivot_document_keys
 
 
 def _words(rng: np.random.Generator, n: int, prefix: str) -> list[str]:
@@ -80,3 +81,34 @@ def test_pairs_are_ordered_and_within_the_gap() -> None:
     assert pair_keys(np.array([[1, 7], [2, 0]], np.uint32), gap=1).size == 2
     terms = key_terms(keys)
     assert [len(t) for t in terms] == [8] * keys.size and len(set(terms)) == keys.size
+
+
+def _garbled(words: list[str], every: int) -> list[str]:
+    """Every ``every``-th word with its last letter replaced (one edit)."""
+    return [
+        w[:-1] + ("b" if w[-1] != "b" else "c") if i % every == 0 else w
+        for i, w in enumerate(words)
+    ]
+
+
+def test_garbled_words_are_looked_up_in_the_document_keys() -> None:
+    rng = np.random.default_rng(37)
+    english, german = _words(rng, 1500, "e"), _words(rng, 1500, "d")
+    lexicons = PivotLexicons.from_lexicons(_Lexicons(english, german, rng))
+    original = _book("en", english[:1000], "en")
+    noisy = _book("de", _garbled(german[:1000], 3), "de")
+    noisy_english = _book("en2", _garbled(english[:1000], 3), "en")
+    asked = set(pivot_keys(original.unique.stems, "en", lexicons, QUERY_SENSES).tolist())
+
+    def shared(book, language: str, words: list[str] | None) -> int:
+        keys = pivot_keys(book.unique.stems, language, lexicons, INDEX_SENSES, words)
+        return len(asked & set(keys.tolist()))
+
+    # a third of the words garbled: without the lookup only pairs of two intact words remain
+    for book, language in ((noisy, "de"), (noisy_english, "en")):
+        assert shared(book, language, None) < 0.5 * len(asked)
+        assert shared(book, language, book.unique.words) >= 0.95 * len(asked)
+    # the stored keys are the looked-up ones (the index worker has the words)
+    stored = pivot_document_keys(noisy, lexicons)["pivots"]
+    looked_up = pivot_keys(noisy.unique.stems, "de", lexicons, INDEX_SENSES, noisy.unique.words)
+    assert stored == key_terms(looked_up)
