@@ -17,7 +17,8 @@ median), ``gap`` (cut before the largest drop in score past the first five) and 
 (the list reordered by score / log(1 + lists the hit appears in), then the first K: a hub
 correction, which needs every list first, so the job cannot do it as it stands) and ``len K``
 (reordered by score / √(the hit's words), then the first K: a length norm the job could apply,
-as a keyword field's idf score has none).
+as a keyword field's idf score has none); ``both K``: the first K, and any pair both books'
+lists hold.
 """
 
 from __future__ import annotations
@@ -147,6 +148,18 @@ def found(same: set[tuple[str, str]], lists: Lists, cut: Cut) -> tuple[set, int]
     return pairs, kept
 
 
+def found_both_ways(same: set[tuple[str, str]], lists: Lists, k: int) -> set[tuple[str, str]]:
+    """Every candidate pair with each translated list cut to its first ``k`` hits, plus the
+    pairs both books' lists hold (each book's query towards the other's language)."""
+    held = Counter(pair_key(owner, b) for owner, books, _ in lists for b in books)
+    pairs = set(same)
+    for owner, books, _ in lists:
+        pairs |= {
+            pair_key(owner, b) for r, b in enumerate(books) if r < k or held[pair_key(owner, b)] > 1
+        }
+    return pairs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--corpus", type=Path, required=True)
@@ -180,6 +193,13 @@ def main() -> None:
             f"  {name:<10} {len(true):>6} {len((full - pairs) & truth.keys()):>5} "
             f"{len(pairs & translations) / len(translations):>7.4f} {len(pairs):>8} "
             f"{len(full) / len(pairs):>5.2f} {kept / max(len(lists), 1):>5.1f}"
+        )
+    for k in (10, 15, 20):
+        pairs = found_both_ways(same, lists, k)
+        print(
+            f"  both {k:<5} {len(pairs & truth.keys()):>6} {len((full - pairs) & truth.keys()):>5} "
+            f"{len(pairs & translations) / len(translations):>7.4f} {len(pairs):>8} "
+            f"{len(full) / len(pairs):>5.2f}"
         )
     print(f"RESULT books={n} full_pairs={len(full)} full_true={len(full & truth.keys())}")
 
