@@ -108,7 +108,7 @@ def stage(job: str, found: list[str], unmasked: str, truth: str) -> str:
         return "dropped by a mask" if unmasked != "below floor" else "below the floor"
     if job == "UNRELATED":
         return "classified UNRELATED"
-    return "classified " + job if job != truth else "found (stored run differs)"
+    return "classified " + job if job != truth else "found now (the stored run missed it)"
 
 
 def main() -> None:
