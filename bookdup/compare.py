@@ -11,6 +11,7 @@ pair of languages, as ``bookdup compare`` does).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bookdup.classify import CLASSIFIER_PARAMS, RELATIONS, ClassifierParams, classify
@@ -80,7 +81,7 @@ def verify_features(
     if verification is None or not floors:
         return _unfloored(fa, fb, verification, dictionary)
     if any(getattr(verification, score) >= floor for floor, score in floors):
-        return verification
+        return verification if dictionary is not None else _noisy_order(fa, fb, verification)
     return None if dictionary is not None else _noise_rescue(fa, fb, verification, floors)
 
 
@@ -93,8 +94,26 @@ def _unfloored(
         return exact
     floors = [(CLASSIFIER_PARAMS.min_its[0], "its"), (CLASSIFIER_PARAMS.min_z[0], "order_z")]
     if any(getattr(exact, score) >= floor for floor, score in floors):
-        return exact
+        return _noisy_order(fa, fb, exact)
     return _noise_rescue(fa, fb, exact, floors) or exact
+
+
+def _noisy_order(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> Verification:
+    """A same-language pair of noisy books over its floors whose evidence leaves the
+    classifier's gate part open: its order z read again with one-edit matches, as under the
+    floors (noise garbles the shared words, not their order), the alignment kept exact —
+    one-edit matches of short noisy books spread over pages they do not share."""
+    gate = CLASSIFIER_PARAMS
+    if exact.order_z >= gate.min_z[1] or exact.its >= gate.min_its[1]:
+        return exact
+    if exact.order_z < RESCUE_MIN_Z or exact.order is None:
+        return exact
+    if not all(looks_noisy(len(f.unique.hashes), f.n_words) for f in (fa, fb)):
+        return exact
+    rescued = noisy_verification(fa, fb)
+    if rescued is None or rescued.order is None or rescued.order_z <= exact.order_z:
+        return exact
+    return replace(exact, order=rescued.order)
 
 
 def _noise_rescue(

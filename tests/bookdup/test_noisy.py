@@ -115,3 +115,25 @@ def test_without_floors_a_reader_sees_the_rescued_alignment(
     exact = verify_pair(a, c, threshold=None)
     unrelated = verify_features(a, c, dictionary=None, threshold=None)
     assert exact is not None and unrelated is not None and unrelated.lcs == exact.lcs
+
+
+def test_a_noisy_excerpt_in_the_gate_ramp_reads_its_order_with_one_edit_matches() -> None:
+    """Over the floor but the gate part open (z 8-12, its < 0.55): the order z is the one-edit
+    re-read's, the alignment (pages, coverage) stays exact (issue 29: 4 generated overlaps
+    called UNRELATED at z 9-11)."""
+    rng = np.random.default_rng(7)
+
+    def words(n: int) -> list[str]:
+        return list(rng.choice(_VOCAB, n, p=_P))
+
+    excerpt = words(1500)
+    a = _book("a", words(8000) + excerpt + words(8000), 1)
+    b = _book("b", words(6000) + excerpt + words(6000), 2)
+    exact = verify_pair(a, b, threshold=None)
+    assert exact is not None and 8.0 <= exact.order_z < 12.0 and exact.its < 0.55
+    v = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
+    assert v is not None and v.order_z > 2 * exact.order_z  # ~8.4 -> ~25
+    assert (v.lcs, v.shared, v.its) == (exact.lcs, exact.shared, exact.its)
+    clean = [dataclasses.replace(f, n_words=20 * f.n_words) for f in (a, b)]
+    kept = verify_features(*clean, dictionary=None, threshold=0.45, min_z=8.0)
+    assert kept is not None and kept.order_z == exact.order_z  # clean books keep theirs
