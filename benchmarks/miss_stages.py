@@ -149,7 +149,8 @@ def main() -> None:
             f"job {job} | unmasked {unmasked} | alone {alone} | {where}",
             flush=True,
         )
-    print("STAGES", dict(counts))
+    stages = " ".join(f"{k.replace(' ', '_')}={n}" for k, n in sorted(counts.items()))
+    print(f"RESULT misses={sum(counts.values())} {stages}")
 
 
 if __name__ == "__main__":
