@@ -441,8 +441,10 @@ def _translated_view(
     return _Stems(sa, ua.pages), _Stems(sb, ub.pages), stemmed
 
 
+@cache
 def _min_lcs_for_z(min_z: float | None) -> int:
-    """The fewest shared items whose |LCS| could reach z = ``min_z`` (all of them in order)."""
+    """The fewest shared items whose |LCS| could reach z = ``min_z`` (all of them in order);
+    cached, as a job has one or two floors and the search costs ~20 z evaluations."""
     if min_z is None:
         return 0
     n = 1
