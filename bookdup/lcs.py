@@ -17,70 +17,90 @@ Whole-sequence reference versions of both live with their tests (``tests/bookdup
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
 import numpy as np
+from numba import njit
 from rapidfuzz.distance import LCSseq
 
 __all__ = [
     "align_restricted",
     "encode_ranks",
-    "lis_indices",
     "lis_keep",
+    "warm",
 ]
 
 _SURROGATES = 0xD800  # first code point that str cannot hold on its own
 
 
-def lis_indices(seq: list[int]) -> list[int]:
-    """Indices into seq of one longest strictly increasing subsequence (patience).
+@njit(cache=True, nogil=True)
+def _patience(seq: np.ndarray, rest: np.ndarray, keep: np.ndarray) -> None:
+    """Mark in ``keep`` one longest strictly increasing subsequence of ``seq[rest]``.
 
     Aligned duplicates are mostly in order, so appending past the last pile is tested first:
-    this skips the bisection for most items (about 8x faster on real duplicate pairs).
+    that skips the bisection for most items. The bisection is ``bisect_left`` on the pile
+    tails, so ties break as in the Python loop it replaced (tests/bookdup/lcs_reference.py).
     """
-    tails: list[int] = []
-    tail_idx: list[int] = []
-    prev = [-1] * len(seq)
-    last = -1
-    for k, v in enumerate(seq):
-        if v > last:
-            prev[k] = tail_idx[-1] if tail_idx else -1
-            tails.append(v)
-            tail_idx.append(k)
-            last = v
+    n = rest.size
+    tails = np.empty(n, dtype=np.int64)
+    tail_idx = np.empty(n, dtype=np.int64)
+    prev = np.empty(n, dtype=np.int64)
+    piles = 0
+    for k in range(n):
+        v = seq[rest[k]]
+        if piles == 0 or v > tails[piles - 1]:
+            prev[k] = tail_idx[piles - 1] if piles else -1
+            tails[piles] = v
+            tail_idx[piles] = k
+            piles += 1
             continue
-        i = bisect_left(tails, v)
-        tails[i] = v
-        tail_idx[i] = k
-        prev[k] = tail_idx[i - 1] if i else -1
-        if i == len(tails) - 1:
-            last = v
-    out: list[int] = []
-    k = tail_idx[-1] if tail_idx else -1
+        lo, hi = 0, piles
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if tails[mid] < v:
+                lo = mid + 1
+            else:
+                hi = mid
+        tails[lo] = v
+        tail_idx[lo] = k
+        prev[k] = tail_idx[lo - 1] if lo else -1
+    k = tail_idx[piles - 1] if piles else -1
     while k >= 0:
-        out.append(k)
+        keep[rest[k]] = True
         k = prev[k]
-    out.reverse()
-    return out
+
+
+@njit(cache=True, nogil=True)
+def _lis_keep(seq: np.ndarray) -> np.ndarray:
+    """A *separator* (no larger item before it, no smaller after) is in every LIS of distinct
+    items, and patience sorting treats the items between separators independently, so only
+    the others go through the piles (most items of an aligned duplicate are separators)."""
+    n = seq.size
+    keep = np.zeros(n, dtype=np.bool_)
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    high = seq[0]
+    for k in range(n):
+        high = max(high, seq[k])
+        keep[k] = seq[k] == high
+    low = seq[n - 1]
+    for k in range(n - 1, -1, -1):
+        low = min(low, seq[k])
+        keep[k] = keep[k] and seq[k] == low
+    rest = np.flatnonzero(~keep)
+    if rest.size:
+        _patience(seq, rest, keep)
+    return np.flatnonzero(keep)
 
 
 def lis_keep(seq: np.ndarray) -> np.ndarray:
-    """Indices of the same LIS as ``lis_indices`` for distinct ints, with most work in numpy.
+    """Indices (ascending) of one longest strictly increasing subsequence of distinct
+    non-negative ints; compiled, as the Python loop it replaced was half of a same-language
+    pair's verification (issue 28)."""
+    return _lis_keep(np.ascontiguousarray(seq, dtype=np.int64))
 
-    A *separator* (larger than everything before it, smaller than everything after) is in
-    every LIS, and patience sorting treats the items between separators independently, so
-    only the non-separators go through the Python loop. In an aligned duplicate most items
-    are separators (OCR noise only swaps words locally): ~10x fewer Python steps.
-    """
-    seq = np.asarray(seq)
-    if seq.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    sep = seq == np.maximum.accumulate(seq)
-    sep &= seq == np.minimum.accumulate(seq[::-1])[::-1]
-    rest = np.flatnonzero(~sep)
-    if rest.size:
-        sep[rest[lis_indices(seq[rest].tolist())]] = True
-    return np.flatnonzero(sep)
+
+def warm() -> None:
+    """Load (or compile) the kernel now, as ``bookdup.bitlcs.warm`` does for its own."""
+    lis_keep(np.array([1, 0, 2]))
 
 
 def encode_ranks(ranks: np.ndarray) -> str:

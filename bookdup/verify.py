@@ -344,14 +344,6 @@ def _shared_upper_bound(a: _Prepared, b: _Prepared) -> int:
     return sum((lv & yb).bit_count() for lv in a.levels)
 
 
-def _count_shared(a: _Prepared, b: _Prepared) -> int:
-    """|a ∩ b| by merging: a stable sort of two sorted runs is one timsort merge, O(n) and
-    4x cheaper than searching one array in the other."""
-    both = np.concatenate([a.values, b.values])
-    both.sort(kind="stable")
-    return int(np.count_nonzero(both[1:] == both[:-1]))
-
-
 def _shared_indices(a: _Prepared, b: _Prepared) -> tuple[np.ndarray, np.ndarray]:
     """Indices into a.values and into b.values of the items common to both (ascending): one
     compiled merge (``screenkernel.shared``; a search of the smaller array in the larger
@@ -401,9 +393,11 @@ def verify_pair(
             return None
         if can_prune and _shared_upper_bound(a, b) < need:
             return None
-    if can_prune and need > 0 and _count_shared(a, b) < need:
-        return None
     ia, ib = _shared_indices(a, b)
+    # |a ∩ b| from the merge the alignment needs anyway: a separate count was a numpy sort a
+    # pair, and the z floor needs so few shared items that it seldom prunes (issue 28)
+    if can_prune and need > 0 and ia.size < need:
+        return None
     if dictionary is None and a.distinct and b.distinct:
         contexts = (getattr(fa.unique, "context", None), getattr(fb.unique, "context", None))
         return _verify_distinct(a, b, ia, ib, nx, ny, contexts)
@@ -441,8 +435,10 @@ def _translated_view(
     return _Stems(sa, ua.pages), _Stems(sb, ub.pages), stemmed
 
 
+@cache
 def _min_lcs_for_z(min_z: float | None) -> int:
-    """The fewest shared items whose |LCS| could reach z = ``min_z`` (all of them in order)."""
+    """The fewest shared items whose |LCS| could reach z = ``min_z`` (all of them in order);
+    cached, as a job has one or two floors and the search costs ~20 z evaluations."""
     if min_z is None:
         return 0
     n = 1

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol, Self, TypeVar
 
-from bookdup import bitlcs, screenkernel
+from bookdup import bitlcs, lcs, screenkernel
 from bookdup.compare import translated_first
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
@@ -240,6 +240,7 @@ class VerifyPool(Closing):
         child), with the compiled kernels loaded (`bookdup.bitlcs.warm`) and the job's lexicons
         handed over, so no worker starts either again."""
         bitlcs.warm()
+        lcs.warm()
         screenkernel.warm()
         pool = ProcessPoolExecutor(
             max_workers=1, initializer=init_worker, initargs=(os.getpid(), self.lexicons)

@@ -2,7 +2,8 @@
 
 Built on the core's pieces (``bookdup.lcs``: `lis_keep`, `encode_ranks`, `align_restricted`);
 the core itself restricts and encodes inside the verification (``bookdup.verify``), so these
-wrappers are used by tests only.
+wrappers are used by tests only. `lis_indices` and `lis_keep_python` are the Python LIS the
+compiled `bookdup.lcs.lis_keep` replaced (issue 28): its tests hold it to the same indices.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from rapidfuzz.distance import LCSseq
 
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
 
-__all__ = ["align_distinct", "align_general", "lcs_distinct", "lcs_general", "lis_length"]
+__all__ = [
+    "align_distinct",
+    "align_general",
+    "lcs_distinct",
+    "lcs_general",
+    "lis_indices",
+    "lis_keep_python",
+    "lis_length",
+]
 
 
 def _match_sorted(
@@ -59,6 +68,49 @@ def lis_length(seq: list[int]) -> int:
             if i == len(tails) - 1:
                 last = v
     return len(tails)
+
+
+def lis_indices(seq: list[int]) -> list[int]:
+    """Indices into seq of one longest strictly increasing subsequence of non-negative ints
+    (patience; appending past the last pile tested first)."""
+    tails: list[int] = []
+    tail_idx: list[int] = []
+    prev = [-1] * len(seq)
+    last = -1
+    for k, v in enumerate(seq):
+        if v > last:
+            prev[k] = tail_idx[-1] if tail_idx else -1
+            tails.append(v)
+            tail_idx.append(k)
+            last = v
+            continue
+        i = bisect_left(tails, v)
+        tails[i] = v
+        tail_idx[i] = k
+        prev[k] = tail_idx[i - 1] if i else -1
+        if i == len(tails) - 1:
+            last = v
+    out: list[int] = []
+    k = tail_idx[-1] if tail_idx else -1
+    while k >= 0:
+        out.append(k)
+        k = prev[k]
+    out.reverse()
+    return out
+
+
+def lis_keep_python(seq: np.ndarray) -> np.ndarray:
+    """``lis_indices`` with the separators (in every LIS of distinct items) taken in numpy
+    and only the other items through the loop."""
+    seq = np.asarray(seq)
+    if seq.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    sep = seq == np.maximum.accumulate(seq)
+    sep &= seq == np.minimum.accumulate(seq[::-1])[::-1]
+    rest = np.flatnonzero(~sep)
+    if rest.size:
+        sep[rest[lis_indices(seq[rest].tolist())]] = True
+    return np.flatnonzero(sep)
 
 
 def lcs_distinct(x: np.ndarray, y: np.ndarray) -> int:

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from bookdup.compare import compare_features
 from bookdup.dictionary import Dictionary
 from bookdup.features import extract_features
-from bookdup.lcs import lis_indices, lis_keep
+from bookdup.lcs import lis_keep
 from bookdup.model import Book
+from tests.bookdup.lcs_reference import lis_indices
 
 words = st.lists(st.integers(0, 300), min_size=0, max_size=150)
 

@@ -8,11 +8,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bookdup.lcs import lis_keep
 from tests.bookdup.lcs_reference import (
     align_distinct,
     align_general,
     lcs_distinct,
     lcs_general,
+    lis_keep_python,
     lis_length,
 )
 
@@ -67,6 +69,46 @@ def test_general_matches_dp(a: list[int], b: list[int]) -> None:
 @given(seq=st.lists(st.integers(0, 100), max_size=60, unique=True))
 def test_lis_length_matches_dp(seq: list[int]) -> None:
     assert lis_length(seq) == dp_lcs(seq, sorted(seq))
+
+
+@st.composite
+def aligned_orders(draw: st.DrawFn) -> list[int]:
+    """y positions of an aligned pair: mostly in order, a few local swaps, items dropped or
+    moved far (what the verifier's LIS meets on real duplicates)."""
+    seq = list(range(draw(st.integers(0, 400))))
+    for _ in range(draw(st.integers(0, 40))):
+        if len(seq) < 2:
+            break
+        i = draw(st.integers(0, len(seq) - 2))
+        j = min(len(seq) - 1, i + draw(st.integers(1, 3 if draw(st.booleans()) else 300)))
+        seq[i], seq[j] = seq[j], seq[i]
+    drop = draw(st.sets(st.integers(0, max(len(seq) - 1, 0)), max_size=len(seq) // 4))
+    return [v for k, v in enumerate(seq) if k not in drop]
+
+
+@settings(max_examples=300, deadline=None)
+@given(seq=st.one_of(aligned_orders(), st.lists(st.integers(0, 10_000), unique=True, max_size=300)))
+def test_compiled_lis_keeps_the_python_indices(seq: list[int]) -> None:
+    # bit for bit: the compiled LIS must keep the very alignment the Python loop kept (issue 28)
+    want = lis_keep_python(np.array(seq, dtype=np.int64))
+    for dtype in (np.int64, np.uint32, np.intp):
+        got = lis_keep(np.array(seq, dtype=dtype))
+        assert got.dtype == want.dtype
+        assert got.tolist() == want.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(seq=st.lists(st.integers(0, 30), max_size=80))
+def test_compiled_lis_keeps_the_python_indices_with_repeats(seq: list[int]) -> None:
+    # repeated items (colliding hashes reach the boilerplate finder): the same indices too
+    assert lis_keep(np.array(seq)).tolist() == lis_keep_python(np.array(seq)).tolist()
+
+
+def test_compiled_lis_length_matches_dp_on_a_shuffle() -> None:
+    seq = np.random.default_rng(3).permutation(300)
+    keep = lis_keep(seq)
+    assert np.all(np.diff(seq[keep]) > 0)
+    assert keep.size == dp_lcs(seq.tolist(), sorted(seq.tolist()))
 
 
 def test_large_hashes_and_many_shared_items() -> None:
