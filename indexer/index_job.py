@@ -57,7 +57,14 @@ from store.bulk import BulkReport, bulk_write
 from store.iterate import batched
 from store.retry import with_retries
 from store.runs import RunRecorder, resume_after_interrupted
-from store.schema import IndexLayout, IndexNames, add_pivot_field, ensure_indices, refresh
+from store.schema import (
+    IndexLayout,
+    IndexNames,
+    add_pivot_field,
+    ensure_indices,
+    merge_segments,
+    refresh,
+)
 
 __all__ = [
     "EXCERPT_WORDS",
@@ -350,7 +357,7 @@ class _IndexRun:
         self._lookup = _Lookup(client, names.books)
         self._sources: dict[str, str] = {}  # book id -> file
         # Seconds per stage: the hash lookups, waiting for the workers' reading and extraction
-        # (what the pipeline did not hide), the bulk writes, the final refresh.
+        # (what the pipeline did not hide), the bulk writes, the final refresh and merge.
         self.timings: dict[str, float] = {"lookup_s": 0.0, "extract_wait_s": 0.0}
 
     def actions(self, pool: Pool) -> Iterator[dict[str, Any]]:
@@ -435,6 +442,10 @@ class _IndexRun:
         started = time.monotonic()
         refresh(self._client, self._names.books)
         self.timings["refresh_s"] = time.monotonic() - started
+        if summary.indexed:
+            started = time.monotonic()
+            merge_segments(self._client, self._names.books)
+            self.timings["merge_s"] = time.monotonic() - started
         summary.seconds = time.monotonic() - self._started
         stages = {k: round(v, 3) for k, v in self.timings.items()}
         self._recorder.finish(

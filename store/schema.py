@@ -309,6 +309,13 @@ def refresh(client: Elasticsearch, index: str | list[str]) -> None:
     with_retries()(client.indices.refresh)(index=index)
 
 
+def merge_segments(client: Elasticsearch, index: str) -> None:
+    """Merge each shard of ``index`` into one segment: a candidate query looks up its ~400
+    terms in every segment, and at 1K-3K books a bulk-loaded index's 3-4 segments cost the
+    translated queries twice one segment's node time (docs/EVALUATION.md, issue 28)."""
+    with_retries()(client.indices.forcemerge)(index=index, max_num_segments=1)
+
+
 def _resume_refresh(client: Elasticsearch, index: str) -> None:
     """Undo a pause a killed job left behind (a reset to the default, as `paused_refresh` does)."""
     settings = client.indices.get_settings(index=index, name="index.refresh_interval").body

@@ -51,6 +51,18 @@ def _versions(client, names: IndexNames) -> dict[str, int]:
     return {h["_id"]: (h["_version"], h["_source"]["index_run"]) for h in response["hits"]["hits"]}
 
 
+def _segments(client, names: IndexNames) -> list[tuple[int, int]]:
+    """(live docs, deleted docs) of each segment of the books index's shards."""
+    shards = client.indices.segments(index=names.books)["indices"]
+    return [
+        (segment["num_docs"], segment["deleted_docs"])
+        for index in shards.values()
+        for copies in index["shards"].values()
+        for copy in copies
+        for segment in copy["segments"].values()
+    ]
+
+
 @pytest.fixture(scope="module")
 def indexed(es_client, tmp_path_factory):
     """The ground-truth corpus (every input kind) indexed once into its own prefix."""
@@ -130,6 +142,9 @@ def test_rerun_changes_nothing_and_a_changed_file_is_reindexed(es_client, indexe
     }
     doc = es_client.get(index=names.books, id=SCARLET)["_source"]
     assert doc["n_pages"] == pages_before + 1
+    # merged after the write: every live book in one segment (the candidate queries look
+    # their terms up once); the old version is kept as a soft delete, as before the merge
+    assert [live for live, _deleted in _segments(es_client, names)] == [len(corpus.ids)]
 
 
 # --- bad input -----------------------------------------------------------------------------
