@@ -14,6 +14,7 @@ from store.schema import (
     drop_indices,
     ensure_indices,
     load_definition,
+    merge_segments,
     migrate,
 )
 
@@ -289,3 +290,34 @@ def test_fields_added_to_the_definition_are_mapped_in_place(es_client, index_nam
         "w1": None,
         "w2": {"found_title.raw": ["Walden"]},
     }
+
+
+def _segment_count(client, index: str) -> int:
+    return client.indices.stats(index=index, metric="segments")["_all"]["primaries"]["segments"][
+        "count"
+    ]
+
+
+def _three_segments(client, names: IndexNames) -> None:
+    """Three refreshes after three writes: three segments in the books index's one shard."""
+    for i in range(3):
+        client.index(index=names.books, id=f"b{i}", document={"book_id": f"b{i}"})
+        client.indices.refresh(index=names.books)
+    assert _segment_count(client, names.books) == 3
+
+
+def test_a_small_books_index_is_merged_into_one_segment(es_client, index_names) -> None:
+    _three_segments(es_client, index_names)
+    assert merge_segments(es_client, index_names.books) is True
+    assert _segment_count(es_client, index_names.books) == 1
+    # nothing left to merge: no second rewrite
+    assert merge_segments(es_client, index_names.books) is False
+
+
+def test_a_big_books_index_keeps_the_nodes_merge_policy(
+    es_client, index_names, monkeypatch
+) -> None:
+    _three_segments(es_client, index_names)
+    monkeypatch.setattr("store.schema.MERGE_MAX_SHARD_BYTES", 1)
+    assert merge_segments(es_client, index_names.books) is False
+    assert _segment_count(es_client, index_names.books) == 3
