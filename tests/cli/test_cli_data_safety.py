@@ -183,9 +183,9 @@ def test_status_pages_every_skipped_file_and_prints_stage_durations(index_names,
     assert len(durations) == 2  # the dedup run, then the index run
     for stage in ("prepare", "search", "verify", "cluster", "total"):
         assert f" {stage} " in durations[0], durations[0]
-    for stage in ("lookup", "extract wait", "write", "refresh", "total"):
+    for stage in ("lookup", "extract wait", "write", "refresh", "merge", "total"):
         assert f" {stage} " in durations[1], durations[1]
-    assert durations[1].count(" s") == 5  # rates (books per second) are not durations
+    assert durations[1].count(" s") == 6  # rates (books per second) are not durations
     assert durations[1].endswith(" s") and " per " not in " ".join(durations)
     assert f"7 skipped in all: `bookdup status --skipped --run {run_id}`" in result.stdout
 
