@@ -195,6 +195,8 @@ class _RelationStream:
         self.screening: set[tuple[str, str]] = set()
         #: ... of them, those a later batch offered outright (verified if they fail it)
         self.awaiting: dict[tuple[str, str], None] = {}
+        #: screened candidates not yet handed to the verifier (`_screen_queued`)
+        self.queued: list[tuple[str, str]] = []
         self.produced: set[str] = set()
         self.queried: set[str] = set()
         self.done = 0
@@ -208,6 +210,7 @@ class _RelationStream:
         written, so the workers verify while this process does the rest (`_InFlight`)."""
         batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
         flying: _InFlight | None = None
+        screens: _InFlight | None = None  # a window of screened pairs (`_screen_queued`)
         for found, waited in batches:
             self.summary.add_time("search_wait_s", waited)
             self.summary.add_time("search_s", found.seconds)
@@ -216,8 +219,18 @@ class _RelationStream:
             if flying is not None:
                 yield from self._land(flying)
             flying = started
+            if screens is not None:
+                yield from self._written(screens)
+                screens = None
+            if len(self.queued) >= self.run.params.screen_window:
+                screens = self._screen_queued()
         if flying is not None:
             yield from self._land(flying)
+        if screens is not None:
+            yield from self._written(screens)
+        if self.queued:
+            yield from self._written(self._screen_queued())
+        self.heartbeat()
         yield from self._through_translations()
 
     def _start(self, found: CandidateBatch) -> _InFlight:
@@ -235,8 +248,20 @@ class _RelationStream:
         summary.candidate_pairs += sum(1 for p in pairs if p not in self.screened_out)
         waits = (p for p in offered if p in self.screening and p not in found.screened)
         self.awaiting.update((p, None) for p in waits)
-        flying = self._submit(pairs, found.screened.intersection(pairs))
+        screened = found.screened.intersection(pairs)
+        self.seen.update(screened)
+        self.screening.update(screened)
+        self.queued.extend(p for p in pairs if p in screened)
+        flying = self._submit([p for p in pairs if p not in screened], frozenset())
         return dataclasses.replace(flying, ids=batch.ids)
+
+    def _screen_queued(self) -> _InFlight:
+        """The queued screened pairs handed to the verifier together, grouped by the book
+        each translates (`submit_candidates`' ``grouped``): a worker then translates a book
+        once for all its screens in the window, where batch by batch it translated it again
+        for each query book that met it (its prepared copy evicted meanwhile at 3K books)."""
+        pairs, self.queued = self.queued, []
+        return self._submit(pairs, frozenset(pairs), grouped=True)
 
     def _land(self, flying: _InFlight) -> Iterator[Action]:
         yield from self._written(flying)
@@ -253,12 +278,15 @@ class _RelationStream:
         yield from self._written(self._submit(pairs, screened))
 
     def _submit(
-        self, pairs: list[tuple[str, str]], screened: frozenset[tuple[str, str]]
+        self,
+        pairs: list[tuple[str, str]],
+        screened: frozenset[tuple[str, str]],
+        grouped: bool = False,
     ) -> _InFlight:
         started = time.monotonic()
         self.seen.update(pairs)
         self.screening.update(screened)
-        pending = submit_candidates(self.run, pairs, self.pool, screened)
+        pending = submit_candidates(self.run, pairs, self.pool, screened, grouped=grouped)
         self.summary.add_time("verify_s", time.monotonic() - started)
         return _InFlight(pairs, screened, pending)
 

@@ -27,11 +27,13 @@ from bookdup.relate import (
     prepare_lexicons,
     stored_direction,
 )
+from indexer.feature_shelf import BookKey
 from indexer.verify_pool import (
     Done,
     Pending,
     Planned,
     Verifier,
+    affinity_key,
     default_verify_workers,
     verify_here,
 )
@@ -69,6 +71,9 @@ class DedupParams:
     # A Dask scheduler to verify on instead (indexer.verify_dask): "local" starts a
     # LocalCluster of verify_workers processes, else the address of a running one.
     verify_scheduler: str | None = None
+    # Screened translated candidates are verified in windows of this many pairs, grouped by
+    # the book each translates (`indexer.dedup_job`), not with their query batch.
+    screen_window: int = 200_000
 
 
 @dataclass(frozen=True)
@@ -196,6 +201,12 @@ def plan_candidates(
     return planned
 
 
+def _group_key(planned: Planned) -> tuple[BookKey, tuple[str, str]]:
+    """A pair's `affinity_key` made orderable (a same-language pair's lexicon is None)."""
+    book, lexicon = affinity_key(*planned)
+    return book, lexicon or ("", "")
+
+
 @dataclass(frozen=True)
 class PendingBatch:
     """A batch's planned pairs handed to the verifier; `result` waits for their verification."""
@@ -222,14 +233,19 @@ def submit_candidates(
     pairs: Sequence[tuple[str, str]],
     pool: Verifier | None = None,
     screened: AbstractSet[tuple[str, str]] = frozenset(),
+    grouped: bool = False,
 ) -> PendingBatch:
     """Stage 3, started: the pairs that a lexicon makes comparable, planned and handed to
-    ``pool``'s workers (same results, same order), else verified now in this process.
+    ``pool``'s workers (same results, same order), else verified now in this process;
+    ``grouped``: in the order of the book each pair prepares at most cost (`affinity_key`),
+    so that its preparation is met again while still cached.
 
     Pairs below the classifier's floors are dropped in verification, before any page
     signal, and the pairs of ``screened`` that fail their order screen before that.
     """
     planned = plan_candidates(run, pairs, screened)
+    if grouped:
+        planned.sort(key=_group_key)
     pending = pool.submit(planned) if pool is not None else Done(verify_here(planned))
     return PendingBatch(planned, pending)
 

@@ -156,7 +156,9 @@ def split_planned(planned: Sequence[T], parts: int, least: int) -> list[Sequence
     return [planned[i : i + size] for i in range(0, len(planned), size)]
 
 
-def affinity_key(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> Hashable:
+def affinity_key(
+    a: BookFeatures, b: BookFeatures, plan: PairPlan
+) -> tuple[BookKey, tuple[str, str] | None]:
     """The pair's costliest preparation: its translated book with the lexicon (a translation
     takes ~1.3 ms, a sort ~0.2 ms), else its first book."""
     d = plan.dictionary

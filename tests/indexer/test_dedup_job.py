@@ -11,6 +11,7 @@ from bookdup.cluster import cluster_id
 from indexer.dedup_job import DedupParams, run_dedup
 from indexer.index_job import IndexOptions, run_index
 from store.bulk import bulk_write
+from store.candidates import CandidateParams
 from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
@@ -189,6 +190,23 @@ def test_a_pool_of_workers_finds_what_one_process_finds(es_client, deduped) -> N
     # the node's figure is reported; its CPU counter is refreshed coarsely, so a run this
     # short may read 0 (a strict > 0 failed now and then)
     assert min(t1["node_cpu_s"], t2["node_cpu_s"]) >= 0
+
+
+def test_screened_pairs_verified_in_windows_change_nothing(es_client, deduped) -> None:
+    """Screened candidates wait and go to the workers grouped by the book they translate
+    (issue 28): in a window after every one-book batch, or all after the last batch (the
+    default at this size), the same relations, counts and clusters."""
+    names, _, rels, ids = deduped
+    screen_all = CandidateParams(max_translation_candidates=0)  # every translated hit screened
+    at_end = run_dedup(es_client, names, params=DedupParams(candidates=screen_all))
+    assert at_end.screened_pairs > 0 and at_end.relations["TRANSLATION"] == 1
+    assert comparable(relations(es_client, names)) == comparable(rels)
+    params = DedupParams(candidates=screen_all, batch_size=1, screen_window=1, verify_workers=2)
+    windows = run_dedup(es_client, names, params=params)
+    assert comparable(relations(es_client, names)) == comparable(rels)
+    counted = ("relations", "candidate_pairs", "verified_pairs", "screened_pairs", "screened_out")
+    assert [getattr(windows, c) for c in counted] == [getattr(at_end, c) for c in counted]
+    assert clusters(es_client, names) == ids
 
 
 def test_incremental_dedup_equals_a_full_run(es_client, index_names, corpus, deduped) -> None:
