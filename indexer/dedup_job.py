@@ -18,7 +18,6 @@ a full run. Every write is idempotent (relation ids are ``a|b``), so a killed ru
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import resource
 import time
@@ -40,15 +39,18 @@ from indexer.dedup_stages import (
     PendingBatch,
     classify_pairs,
     find_candidates,
+    group_by_affinity,
+    plan_candidates,
     prepare,
     select_books,
     stale_relation_ids,
     submit_candidates,
+    submit_planned,
     write_actions,
 )
 from indexer.failpoints import failpoint
 from indexer.pipeline import prefetch
-from indexer.verify_pool import Verifier, open_verifier
+from indexer.verify_pool import Planned, Verifier, open_verifier
 from store.bulk import Action, bulk_write
 from store.links import stored_links
 from store.locks import JobLock
@@ -195,8 +197,8 @@ class _RelationStream:
         self.screening: set[tuple[str, str]] = set()
         #: ... of them, those a later batch offered outright (verified if they fail it)
         self.awaiting: dict[tuple[str, str], None] = {}
-        #: screened candidates not yet handed to the verifier (`_screen_queued`)
-        self.queued: list[tuple[str, str]] = []
+        #: translated pairs planned but not yet handed to the verifier (`_translated_window`)
+        self.queued: list[Planned] = []
         self.produced: set[str] = set()
         self.queried: set[str] = set()
         self.done = 0
@@ -210,7 +212,7 @@ class _RelationStream:
         written, so the workers verify while this process does the rest (`_InFlight`)."""
         batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
         flying: _InFlight | None = None
-        screens: _InFlight | None = None  # a window of screened pairs (`_screen_queued`)
+        window: _InFlight | None = None  # translated pairs (`_translated_window`)
         for found, waited in batches:
             self.summary.add_time("search_wait_s", waited)
             self.summary.add_time("search_s", found.seconds)
@@ -219,24 +221,26 @@ class _RelationStream:
             if flying is not None:
                 yield from self._land(flying)
             flying = started
-            if screens is not None:
-                yield from self._written(screens)
-                screens = None
-            if len(self.queued) >= self.run.params.screen_window:
-                screens = self._screen_queued()
+            if window is not None:
+                yield from self._written(window)
+                window = None
+            if len(self.queued) >= self.run.params.translation_window:
+                window = self._translated_window()
         if flying is not None:
             yield from self._land(flying)
-        if screens is not None:
-            yield from self._written(screens)
+        if window is not None:
+            yield from self._written(window)
         if self.queued:
-            yield from self._written(self._screen_queued())
+            yield from self._written(self._translated_window())
         self.heartbeat()
         yield from self._through_translations()
 
     def _start(self, found: CandidateBatch) -> _InFlight:
-        """The batch's new pairs handed to the verifier. A pair whose screen is still in
-        flight (an earlier batch's) and that this batch offers outright waits for it: if it
-        fails that screen, it is verified in full when that batch lands, as it would be here."""
+        """The batch's new pairs planned: those of one language handed to the verifier now,
+        translated ones queued for their window (`_translated_window`). A pair whose screen is
+        still to come (an earlier batch's) and that this batch offers outright waits for it:
+        if it fails that screen, it is verified in full when its window lands, as it would
+        be here."""
         batch, summary = found.batch, self.summary
         summary.skipped.extend(batch.skipped)
         summary.query_books += len(batch.books)
@@ -249,19 +253,31 @@ class _RelationStream:
         waits = (p for p in offered if p in self.screening and p not in found.screened)
         self.awaiting.update((p, None) for p in waits)
         screened = found.screened.intersection(pairs)
-        self.seen.update(screened)
+        self.seen.update(pairs)
         self.screening.update(screened)
-        self.queued.extend(p for p in pairs if p in screened)
-        flying = self._submit([p for p in pairs if p not in screened], frozenset())
-        return dataclasses.replace(flying, ids=batch.ids)
+        started = time.monotonic()
+        planned = plan_candidates(self.run, pairs, screened)
+        self.summary.add_time("verify_s", time.monotonic() - started)
+        self.queued.extend(p for p in planned if p[2].dictionary is not None)
+        same = [p for p in planned if p[2].dictionary is None]
+        keys = [pair_key(a.book_id, b.book_id) for a, b, _ in same]
+        return _InFlight(keys, frozenset(), self._timed_submit(same), batch.ids)
 
-    def _screen_queued(self) -> _InFlight:
-        """The queued screened pairs handed to the verifier together, grouped by the book
-        each translates (`submit_candidates`' ``grouped``): a worker then translates a book
-        once for all its screens in the window, where batch by batch it translated it again
-        for each query book that met it (its prepared copy evicted meanwhile at 3K books)."""
-        pairs, self.queued = self.queued, []
-        return self._submit(pairs, frozenset(pairs), grouped=True)
+    def _translated_window(self) -> _InFlight:
+        """The queued translated pairs handed to the verifier together, grouped by the book
+        each translates (`group_by_affinity`): a worker then translates a book once for all
+        its pairs in the window, where batch by batch it translated it again for each query
+        book that met it (its prepared copy evicted meanwhile from 3K books on)."""
+        planned, self.queued = group_by_affinity(self.queued), []
+        pairs = [pair_key(a.book_id, b.book_id) for a, b, _ in planned]
+        screened = frozenset(k for k, p in zip(pairs, planned, strict=True) if p[2].screen_z)
+        return _InFlight(pairs, screened, self._timed_submit(planned))
+
+    def _timed_submit(self, planned: list[Planned]) -> PendingBatch:
+        started = time.monotonic()
+        pending = submit_planned(planned, self.pool)
+        self.summary.add_time("verify_s", time.monotonic() - started)
+        return pending
 
     def _land(self, flying: _InFlight) -> Iterator[Action]:
         yield from self._written(flying)
@@ -278,15 +294,12 @@ class _RelationStream:
         yield from self._written(self._submit(pairs, screened))
 
     def _submit(
-        self,
-        pairs: list[tuple[str, str]],
-        screened: frozenset[tuple[str, str]],
-        grouped: bool = False,
+        self, pairs: list[tuple[str, str]], screened: frozenset[tuple[str, str]]
     ) -> _InFlight:
         started = time.monotonic()
         self.seen.update(pairs)
         self.screening.update(screened)
-        pending = submit_candidates(self.run, pairs, self.pool, screened, grouped=grouped)
+        pending = submit_candidates(self.run, pairs, self.pool, screened)
         self.summary.add_time("verify_s", time.monotonic() - started)
         return _InFlight(pairs, screened, pending)
 

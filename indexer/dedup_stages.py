@@ -71,9 +71,9 @@ class DedupParams:
     # A Dask scheduler to verify on instead (indexer.verify_dask): "local" starts a
     # LocalCluster of verify_workers processes, else the address of a running one.
     verify_scheduler: str | None = None
-    # Screened translated candidates are verified in windows of this many pairs, grouped by
-    # the book each translates (`indexer.dedup_job`), not with their query batch.
-    screen_window: int = 200_000
+    # Translated candidates are verified in windows of this many pairs, grouped by the book
+    # each translates (`indexer.dedup_job`), not with their query batch.
+    translation_window: int = 200_000
 
 
 @dataclass(frozen=True)
@@ -233,21 +233,26 @@ def submit_candidates(
     pairs: Sequence[tuple[str, str]],
     pool: Verifier | None = None,
     screened: AbstractSet[tuple[str, str]] = frozenset(),
-    grouped: bool = False,
 ) -> PendingBatch:
     """Stage 3, started: the pairs that a lexicon makes comparable, planned and handed to
-    ``pool``'s workers (same results, same order), else verified now in this process;
-    ``grouped``: in the order of the book each pair prepares at most cost (`affinity_key`),
-    so that its preparation is met again while still cached.
+    ``pool``'s workers (same results, same order), else verified now in this process.
 
     Pairs below the classifier's floors are dropped in verification, before any page
     signal, and the pairs of ``screened`` that fail their order screen before that.
     """
-    planned = plan_candidates(run, pairs, screened)
-    if grouped:
-        planned.sort(key=_group_key)
+    return submit_planned(plan_candidates(run, pairs, screened), pool)
+
+
+def submit_planned(planned: list[Planned], pool: Verifier | None = None) -> PendingBatch:
+    """Planned pairs handed to ``pool``'s workers, else verified now in this process."""
     pending = pool.submit(planned) if pool is not None else Done(verify_here(planned))
     return PendingBatch(planned, pending)
+
+
+def group_by_affinity(planned: list[Planned]) -> list[Planned]:
+    """``planned`` in the order of the book each pair prepares at most cost (`affinity_key`),
+    so that its preparation is met again while still cached."""
+    return sorted(planned, key=_group_key)
 
 
 @dataclass(frozen=True)

@@ -193,7 +193,7 @@ def test_a_pool_of_workers_finds_what_one_process_finds(es_client, deduped) -> N
 
 
 def test_screened_pairs_verified_in_windows_change_nothing(es_client, deduped) -> None:
-    """Screened candidates wait and go to the workers grouped by the book they translate
+    """Translated candidates wait and go to the workers grouped by the book they translate
     (issue 28): in a window after every one-book batch, or all after the last batch (the
     default at this size), the same relations, counts and clusters."""
     names, _, rels, ids = deduped
@@ -201,7 +201,9 @@ def test_screened_pairs_verified_in_windows_change_nothing(es_client, deduped) -
     at_end = run_dedup(es_client, names, params=DedupParams(candidates=screen_all))
     assert at_end.screened_pairs > 0 and at_end.relations["TRANSLATION"] == 1
     assert comparable(relations(es_client, names)) == comparable(rels)
-    params = DedupParams(candidates=screen_all, batch_size=1, screen_window=1, verify_workers=2)
+    params = DedupParams(
+        candidates=screen_all, batch_size=1, translation_window=1, verify_workers=2
+    )
     windows = run_dedup(es_client, names, params=params)
     assert comparable(relations(es_client, names)) == comparable(rels)
     counted = ("relations", "candidate_pairs", "verified_pairs", "screened_pairs", "screened_out")
