@@ -37,9 +37,9 @@ from indexer.dedup_stages import (
     DedupParams,
     DedupRun,
     PendingBatch,
+    TranslatedWindows,
     classify_pairs,
     find_candidates,
-    group_by_affinity,
     plan_candidates,
     prepare,
     select_books,
@@ -197,8 +197,8 @@ class _RelationStream:
         self.screening: set[tuple[str, str]] = set()
         #: ... of them, those a later batch offered outright (verified if they fail it)
         self.awaiting: dict[tuple[str, str], None] = {}
-        #: translated pairs planned but not yet handed to the verifier (`_translated_window`)
-        self.queued: list[Planned] = []
+        #: translated pairs planned but not yet handed to the verifier
+        self.windows = TranslatedWindows(run.params.translation_window)
         self.produced: set[str] = set()
         self.queried: set[str] = set()
         self.done = 0
@@ -212,7 +212,6 @@ class _RelationStream:
         written, so the workers verify while this process does the rest (`_InFlight`)."""
         batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
         flying: _InFlight | None = None
-        window: _InFlight | None = None  # translated pairs (`_translated_window`)
         for found, waited in batches:
             self.summary.add_time("search_wait_s", waited)
             self.summary.add_time("search_s", found.seconds)
@@ -221,23 +220,15 @@ class _RelationStream:
             if flying is not None:
                 yield from self._land(flying)
             flying = started
-            if window is not None:
-                yield from self._written(window)
-                window = None
-            if len(self.queued) >= self.run.params.translation_window:
-                window = self._translated_window()
         if flying is not None:
             yield from self._land(flying)
-        if window is not None:
-            yield from self._written(window)
-        if self.queued:
-            yield from self._written(self._translated_window())
+        yield from self._written(self._flight(self.windows.drain()))
         self.heartbeat()
         yield from self._through_translations()
 
     def _start(self, found: CandidateBatch) -> _InFlight:
         """The batch's new pairs planned: those of one language handed to the verifier now,
-        translated ones queued for their window (`_translated_window`). A pair whose screen is
+        translated ones with their window (`TranslatedWindows`). A pair whose screen is
         still to come (an earlier batch's) and that this batch offers outright waits for it:
         if it fails that screen, it is verified in full when its window lands, as it would
         be here."""
@@ -258,26 +249,20 @@ class _RelationStream:
         started = time.monotonic()
         planned = plan_candidates(self.run, pairs, screened)
         self.summary.add_time("verify_s", time.monotonic() - started)
-        self.queued.extend(p for p in planned if p[2].dictionary is not None)
         same = [p for p in planned if p[2].dictionary is None]
-        keys = [pair_key(a.book_id, b.book_id) for a, b, _ in same]
-        return _InFlight(keys, frozenset(), self._timed_submit(same), batch.ids)
+        windowed = self.windows.add([p for p in planned if p[2].dictionary is not None])
+        return self._flight(same + windowed, batch.ids)
 
-    def _translated_window(self) -> _InFlight:
-        """The queued translated pairs handed to the verifier together, grouped by the book
-        each translates (`group_by_affinity`): a worker then translates a book once for all
-        its pairs in the window, where batch by batch it translated it again for each query
-        book that met it (its prepared copy evicted meanwhile from 3K books on)."""
-        planned, self.queued = group_by_affinity(self.queued), []
-        pairs = [pair_key(a.book_id, b.book_id) for a, b, _ in planned]
-        screened = frozenset(k for k, p in zip(pairs, planned, strict=True) if p[2].screen_z)
-        return _InFlight(pairs, screened, self._timed_submit(planned))
-
-    def _timed_submit(self, planned: list[Planned]) -> PendingBatch:
+    def _flight(self, planned: list[Planned], ids: list[str] | None = None) -> _InFlight:
+        """Planned pairs handed to the verifier, timed."""
         started = time.monotonic()
+        keys = [pair_key(a.book_id, b.book_id) for a, b, _ in planned]
+        screened = frozenset(
+            k for k, p in zip(keys, planned, strict=True) if p[2].screen_z is not None
+        )
         pending = submit_planned(planned, self.pool)
         self.summary.add_time("verify_s", time.monotonic() - started)
-        return pending
+        return _InFlight(keys, screened, pending, ids or [])
 
     def _land(self, flying: _InFlight) -> Iterator[Action]:
         yield from self._written(flying)

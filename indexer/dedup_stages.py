@@ -10,6 +10,7 @@ A stage knows nothing of the others' internals, so it can be timed, tested or re
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -253,6 +254,47 @@ def group_by_affinity(planned: list[Planned]) -> list[Planned]:
     """``planned`` in the order of the book each pair prepares at most cost (`affinity_key`),
     so that its preparation is met again while still cached."""
     return sorted(planned, key=_group_key)
+
+
+class TranslatedWindows:
+    """Translated pairs held back and verified in windows grouped by the book each translates.
+
+    Batch by batch, a worker translated a book again for each query book that met it: its
+    prepared copy was evicted meanwhile from 3K books on. Here the batches' translated pairs
+    queue until ``size`` are held; they are then sorted into a window (`group_by_affinity`),
+    which goes out in slices with the next batches, ``pace`` times as many pairs as each
+    queues, so the workers keep verifying between searches, each book's pairs together.
+    """
+
+    def __init__(self, size: int, pace: float = 1.25) -> None:
+        self.size = size
+        self.pace = pace
+        self.queued: list[Planned] = []
+        self.window: list[Planned] = []
+        self.at = 0  # how far the window has gone out
+
+    def add(self, planned: Sequence[Planned]) -> list[Planned]:
+        """Queue a batch's translated pairs; the pairs to verify with that batch."""
+        self.queued.extend(planned)
+        out: list[Planned] = []
+        if len(self.queued) >= self.size:
+            out = self._rest()  # a window not yet out goes whole before the next
+            self.window, self.queued = group_by_affinity(self.queued), []
+        end = min(len(self.window), self.at + math.ceil(len(planned) * self.pace))
+        out.extend(self.window[self.at : end])
+        self.at = end
+        return out
+
+    def drain(self) -> list[Planned]:
+        """Every pair still held (the last batch was added), grouped."""
+        out = self._rest() + group_by_affinity(self.queued)
+        self.queued = []
+        return out
+
+    def _rest(self) -> list[Planned]:
+        out = self.window[self.at :]
+        self.window, self.at = [], 0
+        return out
 
 
 @dataclass(frozen=True)
