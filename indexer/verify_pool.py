@@ -36,7 +36,7 @@ from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
 from bookdup.verify import Verification
 from indexer.feature_shelf import BookKey, FeatureShelf, book_key
-from indexer.verify_worker import init_worker, to_task, verify_chunk
+from indexer.verify_worker import init_worker, to_tasks, verify_chunk
 from readers.dictionaries import Dictionaries
 
 __all__ = [
@@ -262,7 +262,7 @@ class VerifyPool(Closing):
             mine = [i for i, to in enumerate(lanes) if to == lane]
             for part in split_planned(mine, self.chunks_per_worker, self.min_chunk):
                 pairs = [planned[i] for i in part]
-                future = pool.submit(verify_chunk, [to_task(*p, ref) for p in pairs])
+                future = pool.submit(verify_chunk, to_tasks(pairs, ref))
                 chunks.append(_Chunk(part, pairs, lane, pool, future))
         return _PoolBatch(self, len(planned), chunks, books)
 
