@@ -143,6 +143,34 @@ def plan_pair(a: BookFeatures, b: BookFeatures, lexicons: Lexicons) -> PairPlan 
     return None if dictionary is None else PairPlan(dictionary, None, TRANSLATION_FLOOR)
 
 
+def plan_candidate(
+    a: BookFeatures, b: BookFeatures, lexicons: Lexicons, *, screened: bool = False
+) -> PairPlan | None:
+    """`plan_pair`, then `PairPlan.screened` for a screened candidate."""
+    plan = plan_pair(a, b, lexicons)
+    return plan.screened() if plan is not None and screened else plan
+
+
+class Planner:
+    """`plan_candidate` kept per (language, language, screened), which is all a plan depends
+    on: a job plans over a million pairs from a few dozen language pairs, and shared plans
+    are built once and pickled once a chunk (docs/EVALUATION.md, issue 28)."""
+
+    def __init__(self, lexicons: Lexicons) -> None:
+        self.lexicons = lexicons
+        self._plans: dict[tuple[str, str, bool], PairPlan | None] = {}
+
+    def plan(self, a: BookFeatures, b: BookFeatures, screened: bool = False) -> PairPlan | None:
+        """The plan of (a, b): `plan_candidate`'s, the same object for every such pair."""
+        key = (a.language, b.language, screened)
+        try:
+            return self._plans[key]
+        except KeyError:
+            plan = plan_candidate(a, b, self.lexicons, screened=screened)
+            self._plans[key] = plan
+            return plan
+
+
 @dataclass(frozen=True)
 class VerifiedPair:
     """A pair whose verification passed its floor: only these are worth classifying."""
@@ -192,9 +220,7 @@ def relate(
 ) -> dict[str, Any] | None:
     """The relation of ``a`` to ``b`` (None when unrelated or not comparable); ``screened``:
     a screened candidate (``PairPlan.screened``)."""
-    plan = plan_pair(a, b, lexicons)
-    if plan is not None and screened:
-        plan = plan.screened()
+    plan = plan_candidate(a, b, lexicons, screened=screened)
     verified = verify_planned(a, b, plan) if plan is not None else None
     if verified is None:
         return None

@@ -22,9 +22,9 @@ from elasticsearch import Elasticsearch
 from bookdup.features import BookFeatures, features_from_doc
 from bookdup.pairs import pair_id, pair_key
 from bookdup.relate import (
+    Planner,
     VerifiedPair,
     classify_verified,
-    plan_pair,
     prepare_lexicons,
     stored_direction,
 )
@@ -90,6 +90,7 @@ class DedupRun:
     cache: FeatureCache
     searcher: CandidateSearcher
     lexicons: Dictionaries
+    planner: Planner  # the job's plans, one object per language pair (`Planner`)
 
 
 def prepare(
@@ -108,7 +109,9 @@ def prepare(
     searcher = CandidateSearcher(client, names.books, params.candidates, stop, lexicons, languages)
     cache = FeatureCache(client, names.books, stop, params.cache_size)
     selection = {"range": {"indexed_at": {"gte": since_time}}} if since_time else None
-    return DedupRun(client, names, params, run_id, selection, stop, cache, searcher, lexicons)
+    return DedupRun(
+        client, names, params, run_id, selection, stop, cache, searcher, lexicons, Planner(lexicons)
+    )
 
 
 @dataclass(frozen=True)
@@ -191,14 +194,16 @@ def plan_candidates(
     """The pairs that a lexicon makes comparable, with their plans (in the parent: the
     lexicons and the feature cache live here); those of ``screened`` are screened first."""
     features = run.cache.get_many(i for p in pairs for i in p)
+    usable = {i: f for i, f in features.items() if SKIP_FLAGS.isdisjoint(f.flags)}
+    plan_of = run.planner.plan
     planned: list[Planned] = []
-    for a_id, b_id in pairs:
-        a, b = features.get(a_id), features.get(b_id)
-        if a is None or b is None or (set(a.flags) | set(b.flags)) & SKIP_FLAGS:
+    for pair in pairs:
+        a, b = usable.get(pair[0]), usable.get(pair[1])
+        if a is None or b is None:
             continue
-        plan = plan_pair(a, b, run.lexicons)
+        plan = plan_of(a, b, pair in screened)
         if plan is not None:
-            planned.append((a, b, plan.screened() if (a_id, b_id) in screened else plan))
+            planned.append((a, b, plan))
     return planned
 
 

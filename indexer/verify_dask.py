@@ -41,7 +41,7 @@ from indexer.verify_pool import (
     split_planned,
     verify_here,
 )
-from indexer.verify_worker import hold, to_task, verify_chunk
+from indexer.verify_worker import hold, to_tasks, verify_chunk
 
 __all__ = ["LOCAL", "DaskVerifier", "require_distributed"]
 
@@ -117,7 +117,7 @@ class DaskVerifier(DaskCluster, Closing):
         """The chunk's task: its pairs with the books by key, and the books' futures, once each
         (pure=False: no chunk's key is shared with another job's)."""
         books = {book_key(x): self.books.ref(x) for a, b, _ in chunk for x in (a, b)}
-        tasks = [to_task(*p, book_key) for p in chunk]
+        tasks = to_tasks(chunk, book_key)
         return self.client.submit(verify_chunk, tasks, *books.values(), pure=False)
 
 

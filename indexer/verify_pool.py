@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections import Counter
 from collections.abc import Hashable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -36,7 +35,7 @@ from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
 from bookdup.verify import Verification
 from indexer.feature_shelf import BookKey, FeatureShelf, book_key
-from indexer.verify_worker import init_worker, to_task, verify_chunk
+from indexer.verify_worker import init_worker, to_tasks, verify_chunk
 from readers.dictionaries import Dictionaries
 
 __all__ = [
@@ -106,8 +105,10 @@ class Verifier(Protocol):
 
 
 def batch_books(planned: Sequence[Planned]) -> Iterator[BookKey]:
-    """The keys of the books a batch reads, once each."""
-    return iter(dict.fromkeys(book_key(x) for a, b, _ in planned for x in (a, b)))
+    """The keys of the books a batch reads, once each (a book object met again is skipped
+    before its key is built: a batch has thousands of pairs and a few hundred books)."""
+    books = {id(x): x for a, b, _ in planned for x in (a, b)}
+    return iter(dict.fromkeys(book_key(x) for x in books.values()))
 
 
 class Closing(ABC):
@@ -179,19 +180,19 @@ class AffineRouter:
 
     def route(self, planned: Sequence[Planned]) -> list[int]:
         """Each pair's worker; the largest groups of one key are placed first."""
-        keys = [affinity_key(*p) for p in planned]
-        count, first = Counter(keys), dict[Hashable, int]()
-        for i, key in enumerate(keys):
-            first.setdefault(key, i)
-        fair = len(keys) / self.workers * (1 + self.slack)
-        load, lanes = [0] * self.workers, [0] * len(keys)
-        for i in sorted(range(len(keys)), key=lambda i: (-count[keys[i]], first[keys[i]])):
-            lane = self.owner.get(keys[i])
-            if lane is None or load[lane] + 1 > fair:
-                lane = min(range(self.workers), key=load.__getitem__)
-                self.owner.setdefault(keys[i], lane)
-            lanes[i] = lane
-            load[lane] += 1
+        groups: dict[Hashable, list[int]] = {}  # each key's pairs, keys in first-met order
+        for i, p in enumerate(planned):
+            groups.setdefault(affinity_key(*p), []).append(i)
+        fair = len(planned) / self.workers * (1 + self.slack)
+        load, lanes = [0] * self.workers, [0] * len(planned)
+        for key in sorted(groups, key=lambda k: -len(groups[k])):  # stable: ties as first met
+            for i in groups[key]:
+                lane = self.owner.get(key)
+                if lane is None or load[lane] + 1 > fair:
+                    lane = min(range(self.workers), key=load.__getitem__)
+                    self.owner.setdefault(key, lane)
+                lanes[i] = lane
+                load[lane] += 1
         return lanes
 
 
@@ -264,7 +265,7 @@ class VerifyPool(Closing):
             mine = [i for i, to in enumerate(lanes) if to == lane]
             for part in split_planned(mine, self.chunks_per_worker, self.min_chunk):
                 pairs = [planned[i] for i in part]
-                future = pool.submit(verify_chunk, [to_task(*p, ref) for p in pairs])
+                future = pool.submit(verify_chunk, to_tasks(pairs, ref))
                 chunks.append(_Chunk(part, pairs, lane, pool, future))
         return _PoolBatch(self, len(planned), chunks, books)
 

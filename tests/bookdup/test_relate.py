@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 
 import pytest
@@ -13,10 +14,13 @@ from bookdup.model import Book
 from bookdup.relate import (
     SAME_LANGUAGE_FLOOR,
     SAME_LANGUAGE_Z_FLOOR,
+    SCREEN_Z,
     TRANSLATION_FLOOR,
     Link,
+    Planner,
     direction_from_side,
     pairs_through_translations,
+    plan_candidate,
     plan_pair,
     relate,
     stored_direction,
@@ -55,6 +59,18 @@ def test_plans_follow_the_languages(lexicons) -> None:
     assert translated.dictionary is lexicons.lexicon and translated.min_z == TRANSLATION_FLOOR
     assert plan_pair(de, en, lexicons) == translated  # one plan whatever the argument order
     assert plan_pair(en, fr, lexicons) is None  # no lexicon links them: nothing is said
+
+
+def test_planner_shares_the_policy_plans(lexicons) -> None:
+    en, de, fr, und = (features(i, i, "a b c") for i in ("en", "de", "fr", "und"))
+    planner = Planner(lexicons)
+    for a, b in itertools.product((en, de, fr, und), repeat=2):
+        for screened in (False, True):
+            plan = planner.plan(a, b, screened)
+            assert plan == plan_candidate(a, b, lexicons, screened=screened)
+            assert planner.plan(a, b, screened) is plan  # one object per language pair
+    assert planner.plan(en, de, True).screen_z == SCREEN_Z
+    assert planner.plan(de, en, False).screen_z is None
 
 
 def words(prefix: str, n: int) -> str:

@@ -14,7 +14,7 @@ import pytest
 from bookdup.features import BookFeatures
 from indexer import feature_shelf
 from indexer.feature_shelf import FeatureShelf, load_book
-from indexer.verify_worker import to_task, verify_chunk
+from indexer.verify_worker import to_tasks, verify_chunk
 from tests.indexer.verify_cases import planned_pairs, same_verification
 
 
@@ -109,8 +109,8 @@ def test_a_full_shelf_sends_the_book_with_the_chunk(books, tmp_path, monkeypatch
     shelf = FeatureShelf(root=str(tmp_path))
     monkeypatch.setattr(feature_shelf, "open", full, raising=False)
     a, b, plan = planned_pairs()[0]
-    task = to_task(a, b, plan, shelf.ref)
-    assert task.a is a and task.b is b
+    (task,) = to_tasks([(a, b, plan)], shelf.ref)
+    assert task[0] is a and task[1] is b
     assert shelf.written == 0 and shelf.bytes == 0 and not os.listdir(shelf.dir)
     monkeypatch.undo()
     (got,), (want,) = verify_chunk([pickle.loads(pickle.dumps(task))]), verify_chunk([task])

@@ -17,8 +17,8 @@ from bookdup.relate import verify_detached, verify_planned
 from bookdup.verify import Verification
 from indexer import verify_pool
 from indexer.feature_shelf import FeatureShelf
-from indexer.verify_pool import AffineRouter, Planned, VerifyPool, verify_here
-from indexer.verify_worker import PairTask, verify_chunk
+from indexer.verify_pool import AffineRouter, Planned, VerifyPool, chunk_pairs, verify_here
+from indexer.verify_worker import PairTask, to_tasks, verify_chunk
 from tests.indexer.verify_cases import (
     FAKE,
     needs_lexicon,
@@ -44,6 +44,18 @@ def test_the_detached_verification_pickles_and_equals_the_serial_one(planned) ->
             back: Verification = pickle.loads(pickle.dumps(got.verification))
             assert same_verification(back, got.verification)
     assert found >= 2  # the editions at least
+
+
+def test_a_chunk_carries_each_plan_once(planned) -> None:
+    tasks = to_tasks(planned)
+    plans = {id(plan) for *_, plan in planned}
+    assert len(plans) < len(planned)  # the same-language pairs share one plan
+    assert len({id(light) for _, _, light, _ in tasks}) == len(plans)
+    back = pickle.loads(pickle.dumps(tasks))
+    assert len({id(light) for _, _, light, _ in back}) == len(plans)  # pickled once each
+    assert all(light.dictionary is None for _, _, light, _ in back)
+    got, want = chunk_pairs(planned, verify_chunk(back)), verify_here(planned)
+    assert all(same(g, w) for g, w in zip(got, want, strict=True))
 
 
 @needs_lexicon
@@ -90,7 +102,7 @@ def test_a_failing_worker_loses_no_pair(planned) -> None:
 
 def _dies_on_the_odd_pair(tasks: list[PairTask]) -> list[Verification | None]:
     """verify_chunk, except that the worker process dies on the odd pair."""
-    if any(t.lexicon == FAKE for t in tasks):
+    if any(lexicon == FAKE for *_, lexicon in tasks):
         os._exit(3)
     return verify_chunk(tasks)
 

@@ -16,7 +16,7 @@ import pytest
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
-from bookdup.relate import VerifiedPair, plan_pair
+from bookdup.relate import Planner, VerifiedPair
 from bookdup.verify import Verification
 from indexer.verify_pool import Planned
 from readers.dictionaries import DICTD_DIR, Dictionaries
@@ -48,9 +48,9 @@ def planned_pairs() -> list[Planned]:
         de = paginate(gutenberg_body("alice-de-zimmermann-pg19778"), 40)
         books["de"] = _book("de", "de", de)
         pairs += [("de", "en"), ("de", "frank")]
-    out = []
+    out, planner = [], Planner(lexicons)  # shared plans, as the job's
     for a, b in pairs:
-        plan = plan_pair(books[a], books[b], lexicons)
+        plan = planner.plan(books[a], books[b])
         assert plan is not None
         out.append((books[a], books[b], plan))
     return out
