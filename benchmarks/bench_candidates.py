@@ -47,7 +47,7 @@ from store.connection import ConnectionSettings, connect
 from store.msearch import DFS, msearch
 from store.schema import IndexNames, drop_indices
 
-RANKS = (10, 20, 40, 80, 200)
+RANKS = (1, 5, 10, 20, 40, 80, 200)
 KINDS = ("bands", "winnows", "uniq", "translated")
 PIVOT = "pivot"  # the pivot pair keys' searches (``--pivot-pairs``), one list a target language
 
@@ -114,10 +114,11 @@ def search_batch(
     run: DedupRun,
     batch: QueryBatch,
     tallies: dict[str, KindTally],
-    ranks: dict[tuple[str, str], int],
+    ranks: dict[str, dict[tuple[str, str], int]],
 ) -> None:
     """Each kind of ``batch``'s queries in its own ``_msearch`` (the job's queries and search
-    types); ``ranks`` gets each book's best rank in each owner's translated lists."""
+    types); ``ranks[kind]`` gets each book's best rank in each owner's translated (or pivot)
+    lists."""
     searcher = run.searcher
     grouped: dict[str, list[tuple[str, str]]] = defaultdict(list)  # kind -> (owner, body)
     scored_by_idf: dict[str, bool] = {PIVOT: True}
@@ -148,7 +149,7 @@ def search_batch(
             tally.pairs |= {pair_key(owner, other) for other, _ in hits}
             if kind in ("translated", PIVOT):
                 for rank, (other, _) in enumerate(hits, 1):
-                    ranks.setdefault((owner, other), rank)
+                    ranks[kind].setdefault((owner, other), rank)
 
 
 def print_kinds(tallies: dict[str, KindTally], truth: dict[str, dict[str, Any]]) -> list[str]:
@@ -227,21 +228,17 @@ def main() -> None:
     run = prepare(client, names, params, "candidate-bench", None)
     prepare_s = time.monotonic() - started
     tallies = {kind: KindTally() for kind in (*KINDS, *([PIVOT] if args.pivot_pairs else []))}
-    # best rank (1-based) of each book in each owner's translated list: (owner, other) -> rank
-    ranks: dict[tuple[str, str], int] = {}
+    # kind -> best rank (1-based) of each book in each owner's lists of that kind
+    ranks: dict[str, dict[tuple[str, str], int]] = {"translated": {}, PIVOT: {}}
     for batch in select_books(run):
         search_batch(run, batch, tallies, ranks)
     search_s = sum(t.wall_s for t in tallies.values())
     found: set[str] = set().union(*(t.pairs for t in tallies.values()))
 
     by: dict[str, list[bool]] = defaultdict(list)
-    translation_ranks: list[int | None] = []
     for key, t in truth.items():
         for row in truth_keys(t):
             by[row].append(key in found)
-        if t["languages"][0] != t["languages"][1]:
-            sides = [ranks.get((t["a"], t["b"])), ranks.get((t["b"], t["a"]))]
-            translation_ranks.append(min((r for r in sides if r is not None), default=None))
     searches = sum(t.searches for t in tallies.values())
     print(
         f"corpus {corpus} ({n} books), index {index_s:.0f} s, prepare {prepare_s:.1f} s, "
@@ -250,13 +247,9 @@ def main() -> None:
     for key in sorted(by):
         hits = by[key]
         print(f"  {key:<40} {sum(hits):>5} / {len(hits):<5} {sum(hits) / len(hits):.4f}")
-    if translation_ranks:
-        total = len(translation_ranks)
-        within = " ".join(
-            f"@{k}={sum(1 for r in translation_ranks if r is not None and r <= k) / total:.3f}"
-            for k in RANKS
-        )
-        print(f"  translated lists: partner's best rank {within}")
+    for kind, kind_ranks in ranks.items():
+        if kind in tallies:
+            print(f"  {kind} lists: partner's best rank {rank_shares(truth, kind_ranks)}")
     kind_fields = print_kinds(tallies, truth)
     client.indices.refresh(index=names.books)
     stats = client.indices.stats(index=names.books, metric="store").body["_all"]["primaries"]
@@ -272,6 +265,20 @@ def main() -> None:
     )
     if not args.keep_index:
         drop_indices(client, names)
+
+
+def rank_shares(truth: dict[str, dict[str, Any]], ranks: dict[tuple[str, str], int]) -> str:
+    """The share of true translations whose partner is within each of ``RANKS`` of a list
+    (the better of the two sides' lists)."""
+    best: list[int | None] = []
+    for t in truth.values():
+        if t["languages"][0] != t["languages"][1]:
+            sides = [ranks.get((t["a"], t["b"])), ranks.get((t["b"], t["a"]))]
+            best.append(min((r for r in sides if r is not None), default=None))
+    total = max(len(best), 1)
+    return " ".join(
+        f"@{k}={sum(1 for r in best if r is not None and r <= k) / total:.3f}" for k in RANKS
+    )
 
 
 def rate(hits: list[bool]) -> float:

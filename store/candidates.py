@@ -120,6 +120,9 @@ class CandidateParams:
     # Senses a query word expands to (``bookdup.pivot.QUERY_SENSES``: the offline study's);
     # a search's cost grows with its keys, about senses² a pair.
     pivot_query_senses: int = QUERY_SENSES
+    # A query keeps one key in this many (key % n == 0; the keys are hashes, so a uniform
+    # sample): a pivot search's node time grows with its keys (issue 27, stop 43).
+    pivot_query_sample: int = 1
 
     def winnow_minimum(self, n_terms: int) -> int:
         """Sampled winnowed keys a candidate must share with a query of ``n_terms`` keys."""
@@ -636,7 +639,7 @@ class CandidateSearcher:
         if self._pivot_lexicons is None:
             self._pivot_lexicons = PivotLexicons.from_lexicons(self.lexicons)
         keys = pivot_keys(f.unique.stems, f.language, self._pivot_lexicons, p.pivot_query_senses)
-        terms = key_terms(keys)
+        terms = key_terms(keys[keys % np.uint64(p.pivot_query_sample) == 0])
         step = p.pivot_query_chunk
         return [
             CandidateQuery(

@@ -413,3 +413,9 @@ def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_sco
     assert [(r.kind, r.hits) for r in found] == [("en", want[:2])]
     pivot_headers = sent[0::2][-n:]
     assert all(h.get("search_type") == "dfs_query_then_fetch" for h in pivot_headers)
+    # one key in 3 sampled: about a third of them, each one of the book's own keys
+    third = candidates.CandidateSearcher(
+        Client(), "books", dataclasses.replace(on, pivot_query_sample=3), stop, lexicons, languages
+    )  # type: ignore[arg-type]
+    kept = [t for q in third.pivot_queries(f) for t in q.terms]
+    assert set(kept) <= set(keys) and 0.28 < len(kept) / len(keys) < 0.39
