@@ -44,7 +44,6 @@ from indexer.dedup_stages import (
     prepare,
     select_books,
     stale_relation_ids,
-    submit_candidates,
     submit_planned,
     write_actions,
 )
@@ -243,12 +242,7 @@ class _RelationStream:
         summary.candidate_pairs += sum(1 for p in pairs if p not in self.screened_out)
         waits = (p for p in offered if p in self.screening and p not in found.screened)
         self.awaiting.update((p, None) for p in waits)
-        screened = found.screened.intersection(pairs)
-        self.seen.update(pairs)
-        self.screening.update(screened)
-        started = time.monotonic()
-        planned = plan_candidates(self.run, pairs, screened)
-        self.summary.add_time("verify_s", time.monotonic() - started)
+        planned = self._plan(pairs, found.screened.intersection(pairs))
         same = [p for p in planned if p[2].dictionary is None]
         windowed = self.windows.add([p for p in planned if p[2].dictionary is not None])
         return self._flight(same + windowed, batch.ids)
@@ -272,21 +266,20 @@ class _RelationStream:
         if self.progress:
             self.progress(self.done, self.total)
 
-    def _verify(
-        self, pairs: list[tuple[str, str]], screened: frozenset[tuple[str, str]] = frozenset()
-    ) -> Iterator[Action]:
+    def _verify(self, pairs: list[tuple[str, str]]) -> Iterator[Action]:
         """Verify, classify and write ``pairs`` (none verified before in this run) now."""
-        yield from self._written(self._submit(pairs, screened))
+        yield from self._written(self._flight(self._plan(pairs)))
 
-    def _submit(
-        self, pairs: list[tuple[str, str]], screened: frozenset[tuple[str, str]]
-    ) -> _InFlight:
+    def _plan(
+        self, pairs: list[tuple[str, str]], screened: frozenset[tuple[str, str]] = frozenset()
+    ) -> list[Planned]:
+        """``pairs`` seen from now on, and planned (timed as verification)."""
         started = time.monotonic()
         self.seen.update(pairs)
         self.screening.update(screened)
-        pending = submit_candidates(self.run, pairs, self.pool, screened)
+        planned = plan_candidates(self.run, pairs, screened)
         self.summary.add_time("verify_s", time.monotonic() - started)
-        return _InFlight(pairs, screened, pending)
+        return planned
 
     def _written(self, flying: _InFlight) -> Iterator[Action]:
         """A batch's verification waited for, classified and written; those of its screened

@@ -72,7 +72,7 @@ class DedupParams:
     # A Dask scheduler to verify on instead (indexer.verify_dask): "local" starts a
     # LocalCluster of verify_workers processes, else the address of a running one.
     verify_scheduler: str | None = None
-    # Translated candidates are verified in windows of this many pairs, grouped by the book
+    # Translated candidates are verified in windows of up to this many pairs, grouped by the book
     # each translates (`indexer.dedup_job`), not with their query batch.
     translation_window: int = 200_000
 
@@ -266,14 +266,16 @@ class TranslatedWindows:
 
     Batch by batch, a worker translated a book again for each query book that met it: its
     prepared copy was evicted meanwhile from 3K books on. Here the batches' translated pairs
-    queue until ``size`` are held; they are then sorted into a window (`group_by_affinity`),
-    which goes out in slices with the next batches, ``pace`` times as many pairs as each
-    queues, so the workers keep verifying between searches, each book's pairs together.
+    queue until a window's worth is held; they are then sorted (`group_by_affinity`) and go
+    out in slices with the next batches, ``pace`` times as many pairs as each queues, so the
+    workers keep verifying between searches, each book's pairs together. Windows start at
+    ``first`` pairs and double up to ``size``: the workers need not wait long for the first.
     """
 
-    def __init__(self, size: int, pace: float = 1.25) -> None:
+    def __init__(self, size: int, pace: float = 1.25, first: int | None = None) -> None:
         self.size = size
         self.pace = pace
+        self.next_size = max(1, size // 8) if first is None else first
         self.queued: list[Planned] = []
         self.window: list[Planned] = []
         self.at = 0  # how far the window has gone out
@@ -282,9 +284,10 @@ class TranslatedWindows:
         """Queue a batch's translated pairs; the pairs to verify with that batch."""
         self.queued.extend(planned)
         out: list[Planned] = []
-        if len(self.queued) >= self.size:
+        if len(self.queued) >= self.next_size:
             out = self._rest()  # a window not yet out goes whole before the next
             self.window, self.queued = group_by_affinity(self.queued), []
+            self.next_size = min(self.size, 2 * self.next_size)
         end = min(len(self.window), self.at + math.ceil(len(planned) * self.pace))
         out.extend(self.window[self.at : end])
         self.at = end

@@ -41,7 +41,7 @@ def translated(p: Planned) -> str:
 
 def test_every_pair_goes_out_once_and_each_window_in_groups() -> None:
     pairs = planned_pairs(500, seed=3)
-    windows = TranslatedWindows(size=120)
+    windows = TranslatedWindows(size=120, first=120)
     sent: list[list[Planned]] = []
     for start in range(0, len(pairs), 25):  # batches of 25 translated pairs
         sent.append(windows.add(pairs[start : start + 25]))
@@ -59,10 +59,22 @@ def test_every_pair_goes_out_once_and_each_window_in_groups() -> None:
 
 def test_a_window_goes_out_at_a_pace_ahead_of_the_queue() -> None:
     pairs = planned_pairs(400, seed=5)
-    windows = TranslatedWindows(size=100, pace=1.25)
+    windows = TranslatedWindows(size=100, pace=1.25, first=100)
     sizes = [len(windows.add(pairs[i : i + 20])) for i in range(0, len(pairs), 20)]
     # from the 5th batch on each batch takes 25 of the window (1.25 x 20), and when the next
     # window fills the last one has gone out
     assert sizes[:4] == [0, 0, 0, 0]
     assert sizes[4:8] == [25, 25, 25, 25]
     assert sum(sizes) + len(windows.drain()) == len(pairs)
+
+
+def test_windows_start_small_and_double_up_to_their_size() -> None:
+    pairs = planned_pairs(2000, seed=7)
+    windows = TranslatedWindows(size=400)  # the first window at 400 // 8 = 50 pairs
+    formed = []
+    for start in range(0, len(pairs), 10):
+        before = windows.window
+        windows.add(pairs[start : start + 10])
+        if windows.window is not before:
+            formed.append(len(windows.window))
+    assert formed[:5] == [50, 100, 200, 400, 400]
