@@ -9,7 +9,8 @@ The job strings together the stages of `indexer.dedup_stages`:
 Candidate searches of batch i + 1 run in a thread while batch i is verified (`prefetch`), so
 the node's core and the verifier's core work at the same time; and batch i + 1 is handed to the
 verification workers before batch i is classified and written, so the workers do not wait for
-this process between batches.
+this process between batches. Translated pairs go with later batches, in windows grouped by
+the book each translates (`indexer.dedup_stages.TranslatedWindows`).
 
 Incremental runs (``since``) query with the new books only, against the whole index: pairs
 between two old books were settled by earlier runs and are kept, so the clusters equal those of
