@@ -46,6 +46,7 @@ from indexer.dedup_stages import (
     select_books,
     stale_relation_ids,
     submit_planned,
+    translation_window,
     write_actions,
 )
 from indexer.failpoints import failpoint
@@ -198,7 +199,7 @@ class _RelationStream:
         #: ... of them, those a later batch offered outright (verified if they fail it)
         self.awaiting: dict[tuple[str, str], None] = {}
         #: translated pairs planned but not yet handed to the verifier
-        self.windows = TranslatedWindows(run.params.translation_window)
+        self.windows = TranslatedWindows(translation_window(run.params, run.stop.n_books))
         self.produced: set[str] = set()
         self.queried: set[str] = set()
         self.done = 0

@@ -28,6 +28,7 @@ from bookdup.relate import (
     prepare_lexicons,
     stored_direction,
 )
+from bookdup.verify import cache_limits
 from indexer.feature_shelf import BookKey
 from indexer.verify_pool import (
     Done,
@@ -72,9 +73,10 @@ class DedupParams:
     # A Dask scheduler to verify on instead (indexer.verify_dask): "local" starts a
     # LocalCluster of verify_workers processes, else the address of a running one.
     verify_scheduler: str | None = None
-    # Translated candidates are verified in windows of up to this many pairs, grouped by the book
-    # each translates (`indexer.dedup_job`), not with their query batch.
-    translation_window: int = 200_000
+    # Translated candidates are verified in windows of up to this many pairs, grouped by the
+    # book each translates (`TranslatedWindows`); None: `DEFAULT_TRANSLATION_WINDOW`, or none
+    # (each batch's own) where a worker's cache holds the whole collection (`translation_window`).
+    translation_window: int | None = None
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,22 @@ def submit_planned(planned: list[Planned], pool: Verifier | None = None) -> Pend
     """Planned pairs handed to ``pool``'s workers, else verified now in this process."""
     pending = pool.submit(planned) if pool is not None else Done(verify_here(planned))
     return PendingBatch(planned, pending)
+
+
+#: Translated pairs a window holds at most (`TranslatedWindows`).
+DEFAULT_TRANSLATION_WINDOW = 200_000
+#: Prepared sequences a book may take in a worker's cache (`translation_window`).
+PREPARED_PER_BOOK = 4
+
+
+def translation_window(params: DedupParams, books: int) -> int:
+    """The job's window size: windows pay only when a worker cannot keep every book's prepared
+    sequences (`bookdup.verify.cache_limits`; its words, its stems, a translation through each
+    lexicon: up to ~4 a book); the 80 real books verified ~0.5 s slower in windows (their
+    translated pairs then waited for the last search)."""
+    if params.translation_window is not None:
+        return params.translation_window
+    return DEFAULT_TRANSLATION_WINDOW if books * PREPARED_PER_BOOK > cache_limits()[1] else 0
 
 
 def group_by_affinity(planned: list[Planned]) -> list[Planned]:

@@ -194,8 +194,9 @@ def test_a_pool_of_workers_finds_what_one_process_finds(es_client, deduped) -> N
 
 def test_screened_pairs_verified_in_windows_change_nothing(es_client, deduped) -> None:
     """Translated candidates wait and go to the workers grouped by the book they translate
-    (issue 28): in a window after every one-book batch, or all after the last batch (the
-    default at this size), the same relations, counts and clusters."""
+    (issue 28): in a window after every one-book batch, or each batch's with it (the default
+    at this size: a worker's cache holds the collection), the same relations, counts and
+    clusters."""
     names, _, rels, ids = deduped
     screen_all = CandidateParams(max_translation_candidates=0)  # every translated hit screened
     at_end = run_dedup(es_client, names, params=DedupParams(candidates=screen_all))

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 
 from bookdup.dictionary import Dictionary
 from bookdup.relate import PairPlan
-from indexer.dedup_stages import TranslatedWindows
+from indexer.dedup_stages import (
+    DEFAULT_TRANSLATION_WINDOW,
+    DedupParams,
+    TranslatedWindows,
+    translation_window,
+)
 from indexer.verify_pool import Planned, affinity_key
 
 LEXICON = Dictionary("de", "en", [], [])
@@ -78,3 +83,15 @@ def test_windows_start_small_and_double_up_to_their_size() -> None:
         if windows.window is not before:
             formed.append(len(windows.window))
     assert formed[:5] == [50, 100, 200, 400, 400]
+
+
+def test_no_window_where_a_workers_cache_holds_the_collection() -> None:
+    """80 books: each batch's translated pairs go with it; 1,000: windows; a set size wins."""
+    params = DedupParams()
+    assert translation_window(params, 80) == 0
+    assert translation_window(params, 1000) == DEFAULT_TRANSLATION_WINDOW
+    assert translation_window(DedupParams(translation_window=1), 80) == 1
+    windows = TranslatedWindows(0)  # no window: every batch's pairs go out with it
+    pairs = planned_pairs(60, seed=9)
+    assert [len(windows.add(pairs[i : i + 20])) for i in range(0, 60, 20)] == [20, 20, 20]
+    assert windows.drain() == []
