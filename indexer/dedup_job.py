@@ -245,6 +245,8 @@ class _RelationStream:
         waits = (p for p in offered if p in self.screening and p not in found.screened)
         self.awaiting.update((p, None) for p in waits)
         planned = self._plan(pairs, found.screened.intersection(pairs))
+        if not self.windows.size:  # no windows: the batch as the searches ranked it
+            return self._flight(planned, batch.ids)
         same = [p for p in planned if p[2].dictionary is None]
         windowed = self.windows.add([p for p in planned if p[2].dictionary is not None])
         return self._flight(same + windowed, batch.ids)
