@@ -255,12 +255,9 @@ class _RelationStream:
         """Planned pairs handed to the verifier, timed."""
         started = time.monotonic()
         keys = [pair_key(a.book_id, b.book_id) for a, b, _ in planned]
-        screened = frozenset(
-            k for k, p in zip(keys, planned, strict=True) if p[2].screen_z is not None
-        )
         pending = submit_planned(planned, self.pool)
         self.summary.add_time("verify_s", time.monotonic() - started)
-        return _InFlight(keys, screened, pending, ids or [])
+        return _InFlight(keys, pending.screened, pending, ids or [])
 
     def _land(self, flying: _InFlight) -> Iterator[Action]:
         yield from self._written(flying)

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -222,9 +223,10 @@ class PendingBatch:
     planned: list[Planned]
     pending: Pending
 
-    @property
+    @cached_property
     def screened(self) -> frozenset[tuple[str, str]]:
-        """The planned pairs that go through the order screen."""
+        """The planned pairs that go through the order screen (read by the job, then by
+        `result`: computed once)."""
         return frozenset(
             pair_key(a.book_id, b.book_id) for a, b, p in self.planned if p.screen_z is not None
         )
