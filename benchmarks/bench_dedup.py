@@ -113,6 +113,11 @@ def run_size(n_books: int, words: tuple[int, int], workdir: Path, seed: int) -> 
     t0 = time.monotonic()
     dedup = run_dedup(client, names)
     dedup_s = time.monotonic() - t0
+    if dedup.missing_lexicons:  # the translations' figures would be zeros, not measurements
+        raise SystemExit(
+            f"no FreeDict lexicon between {', '.join(dedup.missing_lexicons)}: "
+            "run `make dictionaries` first"
+        )
     truth = load_jsonl(out / "ground_truth.jsonl")
     passed = recorder.passing(client, names, truth)
     predicted = [h["_source"] for h in iter_documents(client, names.relations)]

@@ -331,6 +331,7 @@ def dedup_cmd(
             click.echo(message)
         return
     _report_resumed(summary.resumed_from)
+    _report_missing_lexicons(summary.missing_lexicons)
     if as_json:
         click.echo(
             json.dumps(
@@ -353,6 +354,17 @@ def dedup_cmd(
         f"in {summary.timings.get('total_s', 0):.1f} s"
     )
     _report_failures(summary.skipped, summary.run_id)
+
+
+def _report_missing_lexicons(pairs: list[str]) -> None:
+    """Warn that the translations between ``pairs`` of indexed languages were not searched."""
+    if pairs:
+        click.echo(
+            f"warning: no FreeDict lexicon between {', '.join(pairs)}: translations between "
+            "these languages were not searched (`make dictionaries` installs the lexicons, "
+            "then run `bookdup dedup --full`)",
+            err=True,
+        )
 
 
 @cli.command("remove")

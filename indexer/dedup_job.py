@@ -103,6 +103,9 @@ class DedupSummary:
     screened_out: int = 0  # ... and of them, those that did not pass it (nor the floor)
     verify_fallbacks: int = 0  # chunks a verification worker failed, verified in-process
     nothing_new_since: str | None = None  # set when the job did nothing: the run that settled all
+    # language pairs (e.g. "de-fr") of the index with no lexicon installed either way: their
+    # translations were not searched (said, not silent: a missing package looks like no match)
+    missing_lexicons: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -127,6 +130,8 @@ class DedupSummary:
         }
         if self.verify_fallbacks:  # said only when a worker failed
             counts["verify_fallbacks"] = self.verify_fallbacks
+        if self.missing_lexicons:
+            counts["missing_lexicons"] = list(self.missing_lexicons)
         return counts
 
     def add_time(self, name: str, seconds: float) -> None:
@@ -466,6 +471,9 @@ def _run_prepared(
         run.stop.max_df,
         run.stop.n_terms,
     )
+    summary.missing_lexicons = [
+        f"{a}-{b}" for a, b in run.lexicons.unreachable(run.searcher.languages)
+    ]
     count = with_retries()(client.count)
     total = count(index=names.books, query=run.selection)["count"] if since_time else None
     stream = _RelationStream(run, summary, summary.books if total is None else total, progress)

@@ -17,7 +17,7 @@ import hashlib
 import os
 import pickle
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -349,6 +349,19 @@ class Dictionaries:
     def targets(self, source: str) -> list[str]:
         """Languages reachable from ``source`` (sorted); none when disabled."""
         return sorted(t for s, t in self._pairs if s == source)
+
+    def unreachable(self, languages: Iterable[str]) -> list[tuple[str, str]]:
+        """Pairs (a < b) of ``languages`` with no lexicon either way: their translations are
+        never searched. None when translations are off (nothing was asked of a lexicon)."""
+        if not self.enabled:
+            return []
+        known = sorted(set(languages) - {UNDETERMINED})
+        return [
+            (a, b)
+            for i, a in enumerate(known)
+            for b in known[i + 1 :]
+            if (a, b) not in self._pairs and (b, a) not in self._pairs
+        ]
 
     def get(self, source: str, target: str) -> Dictionary | None:
         """The source -> target lexicon, loaded once; None when the pair is not installed."""

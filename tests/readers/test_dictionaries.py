@@ -280,6 +280,15 @@ def test_dictionaries_load_each_pair_once(
     assert loads == [("en", "de")]
 
 
+def test_unreachable_language_pairs_are_named(dictd: Path, cache: Path) -> None:
+    """A job warns of the indexed languages no lexicon joins (their translations are never
+    searched); undetermined books and disabled translations ask nothing of a lexicon."""
+    lexicons = Dictionaries(True, dictd)  # en-de only
+    assert lexicons.unreachable(["en", "de"]) == []
+    assert lexicons.unreachable(["fr", "de", "en", "und", "de"]) == [("de", "fr"), ("en", "fr")]
+    assert Dictionaries(False, dictd).unreachable(["en", "fr"]) == []
+
+
 @needs_freedict
 def test_real_dictionaries_entry_counts() -> None:
     en_de = load_dictionary("en", "de")
