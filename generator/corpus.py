@@ -184,7 +184,14 @@ class _Generator:
 
         installed = set(available_pairs())
         langs = set(self.cfg.languages)
-        return [p for p in TRANSLATION_PAIRS if p in installed and set(p) <= langs]
+        wanted = [p for p in TRANSLATION_PAIRS if set(p) <= langs]
+        missing = [f"{a}-{b}" for a, b in wanted if (a, b) not in installed]
+        if missing:  # a seed's corpus is the same on every machine, or it is not made
+            raise RuntimeError(
+                f"no FreeDict lexicon for {', '.join(missing)}: the corpus would lack those "
+                "translations; run `make dictionaries` first"
+            )
+        return wanted
 
     def lexicon(self, source: str, target: str) -> tuple[Lexicon, dict[str, str], dict[str, Any]]:
         """Dictionary, untranslated-word map and translation cache of one direction, loaded once."""

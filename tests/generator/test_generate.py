@@ -49,6 +49,17 @@ def test_same_seed_same_corpus(tmp_path: Path) -> None:
     ).read_bytes()
 
 
+def test_missing_lexicons_stop_the_generator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seed names one corpus: without the lexicons its translations cannot be made, and a
+    corpus without them (the truth silently short of every translation) is refused."""
+    monkeypatch.setattr("readers.dictionaries.available_pairs", lambda: [])
+    cfg = GeneratorConfig(seed=7, **SMALL, translation_fraction=0.3)
+    with pytest.raises(RuntimeError, match="no FreeDict lexicon for en-de, de-en"):
+        generate_corpus(cfg, tmp_path / "a")
+
+
 def test_regenerating_replaces_the_old_corpus(tmp_path: Path) -> None:
     """A corpus generated over another one is exactly the new corpus: books are written per
     format, and an old b000017.txt left beside a new b000017.hocr gave a reader the same id
