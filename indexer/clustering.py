@@ -13,7 +13,9 @@ a part or an abridgement of another indexed book (``partial``), which search ran
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from elasticsearch import Elasticsearch
 
@@ -25,7 +27,7 @@ from bookdup.cluster import (
     work_edges,
 )
 from indexer.failpoints import failpoint
-from store.bulk import bulk_write
+from store.bulk import bulk_write, bulk_write_concurrently
 from store.iterate import iter_documents
 from store.schema import IndexNames, add_display_title, paused_refresh, refresh
 from store.shown import MARKER, SHOWN_FROM
@@ -37,6 +39,8 @@ CLUSTER_LOCK = "dedup"
 #: What the cluster stage writes on a book: its cluster ids, rank and partial flag.
 Stored = tuple[str | None, str | None, int | None, bool | None]
 STORED_FIELDS = ["edition_cluster", "work_cluster", "edition_rank", "partial"]
+#: Bulk requests of cluster updates in flight at once (one write thread of the node each).
+CONCURRENT_UPDATES = 2
 
 
 @dataclass(frozen=True)
@@ -66,27 +70,27 @@ class Clustering:
 
 
 def compute_clusters(client: Elasticsearch, names: IndexNames) -> Clustering:
-    """Union-find over the stored relations between books that are still indexed."""
+    """Union-find over the stored relations between books that are still indexed.
+
+    Every field is read from doc values, not ``_source``: filtering a book's source still has
+    the node decompress and parse all of it (~70 KB with its features)."""
+    relation_fields = ["a", "b", "relation", "direction"]
     relations = [
-        (s["a"], s["b"], s["relation"], s.get("direction"))
-        for s in (
-            h["_source"]
-            for h in iter_documents(
-                client, names.relations, source=["a", "b", "relation", "direction"]
-            )
-        )
+        (_first(f, "a"), _first(f, "b"), _first(f, "relation"), _first(f, "direction"))
+        for f in _doc_values(client, names.relations, relation_fields)
     ]
     current: dict[str, Stored] = {}
     stats: dict[str, tuple[int | None, int | None]] = {}
-    for h in iter_documents(client, names.books, source=[*STORED_FIELDS, "n_words", "n_unique"]):
-        src = h["_source"]
+    book_fields = [*STORED_FIELDS, "n_words", "n_unique"]
+    for h in iter_documents(client, names.books, source=False, doc_values=book_fields):
+        f = h.get("fields", {})
         current[h["_id"]] = (
-            src.get("edition_cluster"),
-            src.get("work_cluster"),
-            src.get("edition_rank"),
-            src.get("partial"),
+            _first(f, "edition_cluster"),
+            _first(f, "work_cluster"),
+            _first(f, "edition_rank"),
+            _first(f, "partial"),
         )
-        stats[h["_id"]] = (src.get("n_words"), src.get("n_unique"))
+        stats[h["_id"]] = (_first(f, "n_words"), _first(f, "n_unique"))
     known = [r for r in relations if r[0] in current and r[1] in current]
     pairs = [(a, b, rel) for a, b, rel, _ in known]
     editions = assign_clusters(current, edition_edges(pairs))
@@ -96,9 +100,23 @@ def compute_clusters(client: Elasticsearch, names: IndexNames) -> Clustering:
     return Clustering(editions, works, current, ranks, frozenset(contained))
 
 
+def _doc_values(client: Elasticsearch, index: str, fields: list[str]) -> Iterator[dict[str, Any]]:
+    """The ``fields`` of every document of ``index``, from doc values."""
+    for h in iter_documents(client, index, source=False, doc_values=fields):
+        yield h.get("fields", {})
+
+
+def _first(fields: dict[str, Any], name: str) -> Any:
+    """A single-valued field's doc value; None when the document has none."""
+    values = fields.get(name)
+    return values[0] if values else None
+
+
 def apply_clusters(client: Elasticsearch, names: IndexNames, clustering: Clustering) -> int:
-    """Write the changed cluster ids, not yet searchable (see `publish_clusters`)."""
-    updates = (
+    """Write the changed cluster ids, not yet searchable (`write_clusters` publishes them).
+    Each update rewrites the whole book, so they go as concurrent requests
+    (`bulk_write_concurrently`)."""
+    updates = [
         {
             "_op_type": "update",
             "_index": names.books,
@@ -106,8 +124,8 @@ def apply_clusters(client: Elasticsearch, names: IndexNames, clustering: Cluster
             "doc": dict(zip(STORED_FIELDS, clustering.computed(book_id), strict=True)),
         }
         for book_id in clustering.changed()
-    )
-    return bulk_write(client, updates).ok
+    ]
+    return bulk_write_concurrently(client, updates, requests=CONCURRENT_UPDATES).ok
 
 
 def write_display_titles(client: Elasticsearch, names: IndexNames) -> int:

@@ -29,9 +29,13 @@ def iter_documents(
     page_size: int = 1000,
     keep_alive: str = "5m",
     versions: bool = False,
+    doc_values: list[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield hits (``_id``, ``_source``) of ``index`` matching ``query``, each once; with
-    ``versions``, their ``_seq_no`` and ``_primary_term`` (to update them only if unchanged).
+    ``versions``, their ``_seq_no`` and ``_primary_term`` (to update them only if unchanged);
+    with ``doc_values``, those fields' values in ``fields`` (read from doc values: with
+    ``source=False`` the node loads no stored field, where filtering ``_source`` still
+    decompresses and parses all of it).
 
     A point in time is lost when the node restarts (its search contexts die with it) or when
     the caller dwells longer than ``keep_alive`` on one page; the walk then starts again on a
@@ -40,7 +44,9 @@ def iter_documents(
     yielded: set[str] = set()
     for attempt in range(MAX_PIT_RESTARTS + 1):
         try:
-            pages = _iter_pit(client, index, query, source, page_size, keep_alive, versions)
+            pages = _iter_pit(
+                client, index, query, source, page_size, keep_alive, versions, doc_values
+            )
             for hit in pages:
                 if hit["_id"] not in yielded:
                     yielded.add(hit["_id"])
@@ -60,6 +66,7 @@ def _iter_pit(
     page_size: int,
     keep_alive: str,
     versions: bool = False,
+    doc_values: list[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """One point-in-time walk in index order: search_after with the ``_shard_doc`` tiebreaker."""
     pit = with_retries()(client.open_point_in_time)(index=index, keep_alive=keep_alive).body["id"]
@@ -77,6 +84,8 @@ def _iter_pit(
             }
             if source is not None:
                 body["_source"] = source
+            if doc_values:
+                body["docvalue_fields"] = doc_values
             if after is not None:
                 body["search_after"] = after
             response = search(**body).body
