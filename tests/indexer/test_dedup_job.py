@@ -172,6 +172,21 @@ def test_a_second_full_run_changes_nothing(es_client, deduped) -> None:
     assert clusters(es_client, names) == ids
 
 
+def test_the_cluster_stage_reads_what_the_books_and_relations_hold(es_client, deduped) -> None:
+    """`compute_clusters` reads doc values: the same values as the stored sources."""
+    from indexer.clustering import STORED_FIELDS, compute_clusters
+
+    names = deduped[0]
+    es_client.indices.refresh(index=[names.books, names.relations])
+    clustering = compute_clusters(es_client, names)
+    stored = {
+        h["_id"]: tuple(h["_source"].get(f) for f in STORED_FIELDS)
+        for h in iter_documents(es_client, names.books, source=STORED_FIELDS)
+    }
+    assert clustering.current == stored
+    assert clustering.changed() == []  # and the clusters computed from the relations agree
+
+
 def test_a_pool_of_workers_finds_what_one_process_finds(es_client, deduped) -> None:
     """Verification in worker processes (issue 28): field for field the relations, counts and
     clusters of the in-process path, on the same index."""

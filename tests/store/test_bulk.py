@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from store.bulk import add_fields, bulk_write, encode_source
+from store.bulk import add_fields, bulk_write, bulk_write_concurrently, encode_source
 
 
 def _book(i: int) -> dict:
@@ -45,6 +45,25 @@ def test_partial_update_write_back_touches_only_given_field(es_client, index_nam
     doc = es_client.get(index=index_names.books, id="b1")["_source"]
     assert doc["edition_cluster"] == "e-b1"
     assert doc["bands"] == ["0_1", "1_1"]
+
+
+def test_concurrent_requests_write_every_update_once_and_report_each_failure(
+    es_client, index_names
+):
+    books = [{**_book(i), "_index": index_names.books} for i in range(30)]
+    bulk_write(es_client, books, refresh="wait_for")
+    updates = [
+        {"_op_type": "update", "_index": index_names.books, "_id": f"b{i}", "doc": {"year": i}}
+        for i in [*range(30), 99]  # b99 does not exist: refused, whichever request sends it
+    ]
+    report = bulk_write_concurrently(es_client, updates, requests=3, chunk_size=4)
+    assert report.ok == 30
+    assert [(f.id, f.status) for f in report.failures] == [("b99", 404)]
+    es_client.indices.refresh(index=index_names.books)
+    hits = es_client.search(index=index_names.books, size=100, source=["year", "bands"]).body
+    stored = {h["_id"]: h["_source"] for h in hits["hits"]["hits"]}
+    assert {i: stored[i]["year"] for i in stored} == {f"b{i}": i for i in range(30)}
+    assert stored["b3"]["bands"] == ["0_3", "1_3"]  # a partial update: the rest kept
 
 
 def test_rewriting_same_ids_never_duplicates(es_client, index_names):
