@@ -79,7 +79,8 @@ def found_title(book: Book) -> str | None:
 
 @functools.cache
 def pivot_lexicons() -> PivotLexicons:
-    """The installed lexicons into English, loaded once per worker process (issue 27)."""
+    """The installed lexicons into English, loaded once per worker process on first need: a
+    pivot key or a noisy book's stems (issue 27)."""
     return PivotLexicons.from_lexicons(Dictionaries(True))
 
 
@@ -110,7 +111,7 @@ def build_document(
         "flags": list(features.flags),
         **shown,
         # every candidate-key field (bands, uniq, stems, winnows): the registry in store.keys
-        **document_keys(features, uniq_modulus),
+        **document_keys(features, uniq_modulus, pivot_lexicons),
         **optional,
         "features": features_to_doc(features),
         "features_version": FEATURES_VERSION,

@@ -32,6 +32,7 @@ from bookdup.pairs import pair_key
 from bookdup.pivot import QUERY_SENSES, PivotLexicons, key_terms, pivot_keys
 from bookdup.query_terms import WeightedLexicon, heaviest_translations, weighted_lexicon
 from bookdup.relate import Lexicons
+from bookdup.searchedstems import searched_stems
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
 from bookdup.winnow import KeyFrequencies, consistent_sample
@@ -557,8 +558,10 @@ class CandidateSearcher:
             out.append(("uniq", uniq))
         else:
             out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
-        # sorted once for all target languages: a repeated stem adds no term
-        stems = distinct(f.unique.stems) if f.unique.stems is not None else None
+        # sorted once for all target languages: a repeated stem adds no term; a noisy book's
+        # rescued one edit away, as its indexed keys are (``bookdup.searchedstems``)
+        searched = searched_stems(f, self.pivot_lexicons) if any(self._targets(f)) else None
+        stems = distinct(searched) if searched is not None else None
         for target, dictionary in self._targets(f):
             out.append((target, self._translated_body(f, target, dictionary, stems)))
         return [(kind, q) for kind, q in out if not q.hopeless]
@@ -627,6 +630,12 @@ class CandidateSearcher:
             if dictionary is not None:
                 yield target, dictionary
 
+    def pivot_lexicons(self) -> PivotLexicons:
+        """The job's lexicons into English (pivot keys, noisy books' stems), built once."""
+        if self._pivot_lexicons is None:
+            self._pivot_lexicons = PivotLexicons.from_lexicons(self.lexicons)
+        return self._pivot_lexicons
+
     def pivot_queries(self, f: BookFeatures) -> list[CandidateQuery]:
         """The searches of ``f``'s pivot pair keys (``pivot_pairs``): its keys with
         ``QUERY_SENSES`` senses a word (no stop list: each scores its idf), in searches of at most
@@ -636,9 +645,7 @@ class CandidateSearcher:
         p = self.params
         if not p.pivot_pairs or not any(True for _ in self._targets(f)):
             return []
-        if self._pivot_lexicons is None:
-            self._pivot_lexicons = PivotLexicons.from_lexicons(self.lexicons)
-        keys = pivot_keys(f.unique.stems, f.language, self._pivot_lexicons, p.pivot_query_senses)
+        keys = pivot_keys(f.unique.stems, f.language, self.pivot_lexicons(), p.pivot_query_senses)
         terms = key_terms(keys[keys % np.uint64(p.pivot_query_sample) == 0])
         step = p.pivot_query_chunk
         return [

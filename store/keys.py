@@ -37,6 +37,7 @@ from bookdup.features import (
     unique_sample_terms,
 )
 from bookdup.pivot import INDEX_SENSES, PivotLexicons, key_terms, pivot_keys
+from bookdup.searchedstems import rescues_stems, searched_stems
 
 #: Terms of one key for the document of a book: (features, uniq_modulus) -> keyword terms.
 TermsFromFeatures = Callable[[BookFeatures, int], list[str]]
@@ -128,9 +129,18 @@ CANDIDATE_KEY_FIELDS: tuple[str, ...] = tuple(k.field for k in CANDIDATE_KEYS)
 OPTIONAL_KEY_FIELDS: tuple[str, ...] = (PIVOTS.field,)
 
 
-def document_keys(features: BookFeatures, uniq_modulus: int) -> dict[str, list[str]]:
-    """Every candidate-key field of a book's document, from its features."""
-    return {k.field: k.terms_from_features(features, uniq_modulus) for k in CANDIDATE_KEYS}
+def document_keys(
+    features: BookFeatures,
+    uniq_modulus: int,
+    lexicons: Callable[[], PivotLexicons] | None = None,
+) -> dict[str, list[str]]:
+    """Every candidate-key field of a book's document, from its features; with ``lexicons``
+    (the index worker's, loaded on a noisy book's first need), a noisy book's stems rescued
+    one edit away, as its translated queries ask them (``bookdup.searchedstems``)."""
+    keys = {k.field: k.terms_from_features(features, uniq_modulus) for k in CANDIDATE_KEYS}
+    if lexicons is not None and rescues_stems(features):
+        keys[STEMS.field] = stem_sample(searched_stems(features, lexicons))
+    return keys
 
 
 def pivot_document_keys(features: BookFeatures, lexicons: PivotLexicons) -> dict[str, list[str]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from bookdup.dictionary import Dictionary
-from bookdup.features import extract_features
+from bookdup.features import extract_features, stem_sample
 from bookdup.model import Book
 from bookdup.pivot import (
     INDEX_SENSES,
@@ -16,7 +16,8 @@ from bookdup.pivot import (
     pair_keys,
     pivot_keys,
 )
-from store.keys import pivot_document_keys
+from bookdup.searchedstems import searched_stems
+from store.keys import document_keys, pivot_document_keys
 
 
 def _words(rng: np.random.Generator, n: int, prefix: str) -> list[str]:
@@ -112,3 +113,33 @@ def test_garbled_words_are_looked_up_in_the_document_keys() -> None:
     stored = pivot_document_keys(noisy, lexicons)["pivots"]
     looked_up = pivot_keys(noisy.unique.stems, "de", lexicons, INDEX_SENSES, noisy.unique.words)
     assert stored == key_terms(looked_up)
+
+
+def test_a_noisy_book_is_indexed_and_searched_by_its_rescued_stems() -> None:
+    """One policy on both sides: the stems a noisy book is indexed with are the ones its
+    translated queries ask, each garbled stem back to its headword; a clean book keeps its own
+    and never loads the lexicons."""
+    rng = np.random.default_rng(41)
+    english, german = _words(rng, 1500, "e"), _words(rng, 1500, "d")
+    lexicons = PivotLexicons.from_lexicons(_Lexicons(english, german, rng))
+    loads: list[int] = []
+
+    def load() -> PivotLexicons:
+        loads.append(1)
+        return lexicons
+
+    # 1,000 unique words among 5,000: under the noisy share (0.25)
+    filler = [w for w in _words(rng, 40, "f") for _ in range(100)]
+    clean = _book("clean", german[:1000] + filler, "de")
+    assert searched_stems(clean, load) is clean.unique.stems and not loads
+    assert document_keys(clean, 1, load)["stems"] == stem_sample(clean.unique.stems)
+    assert not loads
+
+    intact = _book("intact", german[:1000], "de").unique.stems
+    noisy = _book("noisy", _garbled(german[:1000], 3), "de")  # every word once: noisy
+    assert noisy.unique.stems is not None and intact is not None
+    assert np.mean(noisy.unique.stems == intact) < 0.7
+    rescued = searched_stems(noisy, load)
+    assert loads and rescued is not None
+    assert np.mean(rescued == intact) >= 0.95
+    assert document_keys(noisy, 1, load)["stems"] == stem_sample(rescued)
