@@ -20,7 +20,7 @@ stored keys hold them; a pair is found by the query of either side.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +42,14 @@ KEY_BITS = 48
 QUERY_SENSES = 3
 
 
+#: (language, headwords) -> their one-edit lookup.
+LookupBuilder = Callable[[str, Collection[str]], OneEditLookup]
+
+
+def _build_lookup(_language: str, headwords: Collection[str]) -> OneEditLookup:
+    return OneEditLookup.build(headwords)
+
+
 @dataclass(frozen=True)
 class PivotLexicons:
     """The stem lexicons into English by source language, and the English stems some lexicon
@@ -53,10 +61,15 @@ class PivotLexicons:
     pivot_heads: frozenset[str] = frozenset()
     #: one-edit lookups by language, built on a book's first need (once per process)
     _lookups: dict[str, OneEditLookup] = field(default_factory=dict, compare=False, repr=False)
+    #: what builds a language's lookup from its headwords: a reader's disk cache
+    #: (``readers.dictionaries.Dictionaries.one_edit_lookup``: German's took ~2.2 s of every
+    #: process that met a noisy book) or ``OneEditLookup.build``
+    build_lookup: LookupBuilder = field(default=_build_lookup, compare=False, repr=False)
 
     @classmethod
     def from_lexicons(cls, lexicons: Lexicons) -> PivotLexicons:
-        """The stem lexicons of every language English reaches, both ways."""
+        """The stem lexicons of every language English reaches, both ways; their lookups
+        built by ``lexicons.one_edit_lookup`` when it has one (a disk cache)."""
         to_pivot: dict[str, Dictionary] = {}
         known = [np.zeros(0, np.uint32)]
         heads: set[str] = set()
@@ -73,7 +86,8 @@ class PivotLexicons:
                     heads.update(" ".join(stemmed.translations).split(" "))
                 else:
                     heads.update(stemmed.words)
-        return cls(to_pivot, np.unique(np.concatenate(known)), frozenset(heads))
+        build = getattr(lexicons, "one_edit_lookup", None) or _build_lookup
+        return cls(to_pivot, np.unique(np.concatenate(known)), frozenset(heads), build_lookup=build)
 
     def known(self, stems: np.ndarray, language: str) -> np.ndarray:
         """Whether a lexicon into English knows each stem hash (bool per stem)."""
@@ -87,9 +101,9 @@ class PivotLexicons:
         if language not in self._lookups:
             lexicon = self.to_pivot.get(language)
             if language == PIVOT_LANGUAGE:
-                self._lookups[language] = OneEditLookup.build(self.pivot_heads)
+                self._lookups[language] = self.build_lookup(language, self.pivot_heads)
             elif lexicon is not None:
-                self._lookups[language] = OneEditLookup.build(lexicon.words)
+                self._lookups[language] = self.build_lookup(language, lexicon.words)
         return self._lookups.get(language)
 
 

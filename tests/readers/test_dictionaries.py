@@ -289,6 +289,29 @@ def test_unreachable_language_pairs_are_named(dictd: Path, cache: Path) -> None:
     assert Dictionaries(False, dictd).unreachable(["en", "fr"]) == []
 
 
+def test_one_edit_lookups_are_built_once_then_read_from_the_cache(
+    dictd: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A noisy book's first process builds its language's lookup; every later one reads it
+    back (German's took ~2.2 s to build), and other headwords get their own."""
+    lexicons = Dictionaries(True, dictd)
+    heads = ["haus", "garten", "fenster", "strasse"]
+    built = lexicons.one_edit_lookup("de", heads)
+    assert built.find(["gartem", "fenstr", "haus"]).tolist() == built.find(
+        ["garten", "fenster", "haus"]
+    ).tolist()
+    assert len(list(cache.glob("lookup-de-*.npz"))) == 1
+
+    def no_build(_words: object) -> None:
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(dictionaries.OneEditLookup, "build", no_build)
+    again = Dictionaries(True, dictd).one_edit_lookup("de", list(reversed(heads)))
+    assert np.array_equal(again.keys, built.keys) and np.array_equal(again.heads, built.heads)
+    with pytest.raises(AssertionError, match="built again"):
+        lexicons.one_edit_lookup("de", [*heads, "kirche"])
+
+
 @needs_freedict
 def test_real_dictionaries_entry_counts() -> None:
     en_de = load_dictionary("en", "de")
