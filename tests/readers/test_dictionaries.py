@@ -297,9 +297,10 @@ def test_one_edit_lookups_are_built_once_then_read_from_the_cache(
     lexicons = Dictionaries(True, dictd)
     heads = ["haus", "garten", "fenster", "strasse"]
     built = lexicons.one_edit_lookup("de", heads)
-    assert built.find(["gartem", "fenstr", "haus"]).tolist() == built.find(
-        ["garten", "fenster", "haus"]
-    ).tolist()
+    assert (
+        built.find(["gartem", "fenstr", "haus"]).tolist()
+        == built.find(["garten", "fenster", "haus"]).tolist()
+    )
     assert len(list(cache.glob("lookup-de-*.npz"))) == 1
 
     def no_build(_words: object) -> None:
