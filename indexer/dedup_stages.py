@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -31,6 +32,7 @@ from bookdup.relate import (
 )
 from bookdup.verify import cache_limits
 from indexer.feature_shelf import BookKey
+from indexer.pipeline import read_ahead
 from indexer.verify_pool import (
     Done,
     Pending,
@@ -127,7 +129,10 @@ class QueryBatch:
 
 
 def select_books(run: DedupRun) -> Iterator[QueryBatch]:
-    """Stage 1: the query books (all, or those indexed since), in batches, features cached."""
+    """Stage 1: the query books (all, or those indexed since), in batches, features cached.
+
+    The next page is read in a thread (`read_ahead`) while this one is decoded and its batches
+    searched and verified: the job's thread never waits on the node for it."""
     hits = iter_documents(
         run.client,
         run.names.books,
@@ -135,7 +140,8 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
         source=["features", "flags", *(k.field for k in source_read_keys())],
         page_size=QUERY_BOOKS_PAGE,
     )
-    for batch in batched(hits, run.params.batch_size):
+    pages = read_ahead(batched(hits, QUERY_BOOKS_PAGE))
+    for batch in batched(chain.from_iterable(pages), run.params.batch_size):
         books, skipped = [], []
         for hit in batch:
             flags = set(hit["_source"].get("flags", [])) & SKIP_FLAGS

@@ -22,6 +22,7 @@ from indexer.dedup_stages import (
     write_actions,
 )
 from indexer.index_job import IndexOptions, run_index
+from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
     ALICE_DE,
@@ -54,6 +55,15 @@ def test_select_books_batches_every_book_with_its_features(run) -> None:
     books = {f.book_id: f for b in batches for f in b.books}
     assert set(books) == set(ids)
     assert books[PRIDE].unique.hashes.size > 500  # features decoded (a 9K-word book), hashes kept
+
+
+def test_select_books_keeps_the_index_order_across_pages(run, monkeypatch) -> None:
+    """Pages read ahead in a thread (pages of 3 here: several per batch and batches across
+    pages) come out as the index walk gives them, cut into the same batches."""
+    monkeypatch.setattr("indexer.dedup_stages.QUERY_BOOKS_PAGE", 3)
+    walked = [h["_id"] for h in iter_documents(run.client, run.names.books, source=False)]
+    batches = [b.ids for b in select_books(run)]
+    assert batches == [walked[i : i + 4] for i in range(0, len(walked), 4)]
 
 
 def test_candidates_hold_every_related_pair_and_no_self_pair(run) -> None:
