@@ -14,6 +14,7 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
@@ -105,12 +106,18 @@ def prepare(
     run_id: str,
     since_time: str | None,
 ) -> DedupRun:
-    """Stage 0: collection statistics (boilerplate keys), languages, lexicons, the cache."""
-    stop = StopLists.from_index(client, names.books, params.candidates)
-    lexicons = Dictionaries(params.translations)
-    languages = indexed_languages(client, names.books)
-    if params.verify_workers > 1 and params.verify_scheduler is None:
-        prepare_lexicons(lexicons, languages)  # forked verification workers share them
+    """Stage 0: collection statistics (boilerplate keys), languages, lexicons, the cache.
+
+    The stop lists are read in a thread, mostly waiting on the node (its aggregations, the
+    pages of winnowed keys), while this one loads the lexicons on the driver's core, instead of
+    one after the other."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="stop-lists") as pool:
+        reading = pool.submit(StopLists.from_index, client, names.books, params.candidates)
+        lexicons = Dictionaries(params.translations)
+        languages = indexed_languages(client, names.books)
+        if params.verify_workers > 1 and params.verify_scheduler is None:
+            prepare_lexicons(lexicons, languages)  # forked verification workers share them
+        stop = reading.result()
     searcher = CandidateSearcher(client, names.books, params.candidates, stop, lexicons, languages)
     cache = FeatureCache(client, names.books, stop, params.cache_size)
     selection = {"range": {"indexed_at": {"gte": since_time}}} if since_time else None

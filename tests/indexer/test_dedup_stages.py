@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 
+import numpy as np
 import pytest
 
 from indexer.dedup_stages import (
@@ -22,6 +23,7 @@ from indexer.dedup_stages import (
     write_actions,
 )
 from indexer.index_job import IndexOptions, run_index
+from store.candidates import StopLists
 from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
@@ -64,6 +66,21 @@ def test_select_books_keeps_the_index_order_across_pages(run, monkeypatch) -> No
     walked = [h["_id"] for h in iter_documents(run.client, run.names.books, source=False)]
     batches = [b.ids for b in select_books(run)]
     assert batches == [walked[i : i + 4] for i in range(0, len(walked), 4)]
+
+
+def test_prepare_reads_the_same_stop_lists_as_alone(run) -> None:
+    """The stop lists read in a thread beside the lexicons are those read on their own."""
+    alone = StopLists.from_index(run.client, run.names.books, run.params.candidates)
+    assert (run.stop.n_books, run.stop.max_df, run.stop.bands) == (
+        alone.n_books,
+        alone.max_df,
+        alone.bands,
+    )
+    for name in ("uniq", "frequent", "stems", "common"):
+        assert np.array_equal(getattr(run.stop, name), getattr(alone, name)), name
+    assert run.stop.winnows is not None and alone.winnows is not None
+    assert np.array_equal(run.stop.winnows.keys, alone.winnows.keys)
+    assert np.array_equal(run.stop.winnows.counts, alone.winnows.counts)
 
 
 def test_candidates_hold_every_related_pair_and_no_self_pair(run) -> None:
