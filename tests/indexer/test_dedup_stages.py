@@ -7,10 +7,12 @@ replacement stage would be.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
 import numpy as np
 import pytest
+from elasticsearch import NotFoundError
 
 from indexer.dedup_stages import (
     DedupParams,
@@ -66,6 +68,13 @@ def test_select_books_keeps_the_index_order_across_pages(run, monkeypatch) -> No
     walked = [h["_id"] for h in iter_documents(run.client, run.names.books, source=False)]
     batches = [b.ids for b in select_books(run)]
     assert batches == [walked[i : i + 4] for i in range(0, len(walked), 4)]
+
+
+def test_select_books_raises_what_the_page_read_raises(run) -> None:
+    """A failed page read (in the read-ahead thread) fails the stage, in the job's thread."""
+    gone = dataclasses.replace(run, names=IndexNames(prefix=f"test-gone-{uuid.uuid4().hex[:8]}"))
+    with pytest.raises(NotFoundError):
+        list(select_books(gone))
 
 
 def test_prepare_reads_the_same_stop_lists_as_alone(run) -> None:
