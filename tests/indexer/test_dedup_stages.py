@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from elasticsearch import NotFoundError
 
+from bookdup.boilerplate import common_df, frequent_df
 from indexer.dedup_stages import (
     DedupParams,
     classify_pairs,
@@ -25,8 +26,9 @@ from indexer.dedup_stages import (
     write_actions,
 )
 from indexer.index_job import IndexOptions, run_index
-from store.candidates import StopLists
+from store.candidates import high_df_terms, winnow_frequencies
 from store.iterate import iter_documents
+from store.keys import BANDS, STEMS, UNIQ
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
     ALICE_DE,
@@ -77,19 +79,25 @@ def test_select_books_raises_what_the_page_read_raises(run) -> None:
         list(select_books(gone))
 
 
-def test_prepare_reads_the_same_stop_lists_as_alone(run) -> None:
-    """The stop lists read in a thread beside the lexicons are those read on their own."""
-    alone = StopLists.from_index(run.client, run.names.books, run.params.candidates)
-    assert (run.stop.n_books, run.stop.max_df, run.stop.bands) == (
-        alone.n_books,
-        alone.max_df,
-        alone.bands,
-    )
-    for name in ("uniq", "frequent", "stems", "common"):
-        assert np.array_equal(getattr(run.stop, name), getattr(alone, name)), name
-    assert run.stop.winnows is not None and alone.winnows is not None
-    assert np.array_equal(run.stop.winnows.keys, alone.winnows.keys)
-    assert np.array_equal(run.stop.winnows.counts, alone.winnows.counts)
+def test_prepare_reads_the_stop_lists_each_aggregation_gives_alone(run) -> None:
+    """The stop lists, read in a thread beside the lexicons with their aggregations sent at
+    once, are those of each aggregation and of the winnowed keys' count, one after the other."""
+    client, books, stop = run.client, run.names.books, run.stop
+    assert stop.n_books == 11
+    assert stop.max_df == run.params.candidates.max_df(11)
+
+    def above(field: str, df: int) -> np.ndarray:
+        return np.array(sorted(int(t, 16) for t in high_df_terms(client, books, field, df)))
+
+    assert stop.bands == frozenset(high_df_terms(client, books, BANDS.field, stop.max_df))
+    assert np.array_equal(stop.uniq, above(UNIQ.field, stop.max_df))
+    assert np.array_equal(stop.stems, above(STEMS.field, stop.max_df))
+    assert np.array_equal(stop.frequent, above(UNIQ.field, frequent_df(11) - 1))
+    assert np.array_equal(stop.common, above(UNIQ.field, common_df(11)))
+    alone = winnow_frequencies(client, books)
+    assert stop.winnows is not None and alone is not None
+    assert np.array_equal(stop.winnows.keys, alone.keys)
+    assert np.array_equal(stop.winnows.counts, alone.counts)
 
 
 def test_candidates_hold_every_related_pair_and_no_self_pair(run) -> None:
