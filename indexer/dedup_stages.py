@@ -14,8 +14,10 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -31,6 +33,7 @@ from bookdup.relate import (
 )
 from bookdup.verify import cache_limits
 from indexer.feature_shelf import BookKey
+from indexer.pipeline import read_ahead
 from indexer.verify_pool import (
     Done,
     Pending,
@@ -103,12 +106,18 @@ def prepare(
     run_id: str,
     since_time: str | None,
 ) -> DedupRun:
-    """Stage 0: collection statistics (boilerplate keys), languages, lexicons, the cache."""
-    stop = StopLists.from_index(client, names.books, params.candidates)
-    lexicons = Dictionaries(params.translations)
-    languages = indexed_languages(client, names.books)
-    if params.verify_workers > 1 and params.verify_scheduler is None:
-        prepare_lexicons(lexicons, languages)  # forked verification workers share them
+    """Stage 0: collection statistics (boilerplate keys), languages, lexicons, the cache.
+
+    The stop lists are read in a thread, mostly waiting on the node (its aggregations, the
+    pages of winnowed keys), while this one loads the lexicons on the driver's core, instead of
+    one after the other."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="stop-lists") as pool:
+        reading = pool.submit(StopLists.from_index, client, names.books, params.candidates)
+        lexicons = Dictionaries(params.translations)
+        languages = indexed_languages(client, names.books)
+        if params.verify_workers > 1 and params.verify_scheduler is None:
+            prepare_lexicons(lexicons, languages)  # forked verification workers share them
+        stop = reading.result()
     searcher = CandidateSearcher(client, names.books, params.candidates, stop, lexicons, languages)
     cache = FeatureCache(client, names.books, stop, params.cache_size)
     selection = {"range": {"indexed_at": {"gte": since_time}}} if since_time else None
@@ -127,7 +136,10 @@ class QueryBatch:
 
 
 def select_books(run: DedupRun) -> Iterator[QueryBatch]:
-    """Stage 1: the query books (all, or those indexed since), in batches, features cached."""
+    """Stage 1: the query books (all, or those indexed since), in batches, features cached.
+
+    The next page is read in a thread (`read_ahead`) while this one is decoded and its batches
+    searched and verified: the job's thread never waits on the node for it."""
     hits = iter_documents(
         run.client,
         run.names.books,
@@ -135,7 +147,8 @@ def select_books(run: DedupRun) -> Iterator[QueryBatch]:
         source=["features", "flags", *(k.field for k in source_read_keys())],
         page_size=QUERY_BOOKS_PAGE,
     )
-    for batch in batched(hits, run.params.batch_size):
+    pages = read_ahead(batched(hits, QUERY_BOOKS_PAGE))
+    for batch in batched(chain.from_iterable(pages), run.params.batch_size):
         books, skipped = [], []
         for hit in batch:
             flags = set(hit["_source"].get("flags", [])) & SKIP_FLAGS

@@ -17,6 +17,7 @@ import dataclasses
 import json
 import math
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
@@ -145,6 +146,8 @@ class CandidateParams:
 
 # Buckets per terms-aggregation response: under the cluster's search.max_buckets (65,536).
 _AGG_BUCKETS = 50_000
+#: Stop-list aggregations sent at once (`StopLists.from_index`): one per core of a 2-core node.
+STOP_LIST_SEARCHES = 2
 
 
 def high_df_terms(client: Elasticsearch, index: str, field: str, max_df: int) -> set[str]:
@@ -406,20 +409,27 @@ class StopLists:
         n_books = with_retries()(client.count)(index=index)["count"]
         max_df = params.max_df(n_books)
         # every key with doc values has its stop list; the winnowed keys' df table is counted
-        # from _source (``winnow_frequencies``)
-        high = {k.field: high_df_terms(client, index, k.field, max_df) for k in aggregated_keys()}
-        held = high_df_terms(client, index, UNIQ_FIELD, frequent_df(n_books) - 1)
-        common = high_df_terms(client, index, UNIQ_FIELD, common_df(n_books))
-        table = winnow_frequencies(client, index) if winnows else None
+        # from _source (``winnow_frequencies``). Each aggregation is one pass on one of the
+        # node's cores: they run STOP_LIST_SEARCHES at a time, while this thread counts the
+        # winnowed keys
+        with ThreadPoolExecutor(STOP_LIST_SEARCHES, thread_name_prefix="aggregations") as pool:
+
+            def above(field: str, df: int) -> Future[set[str]]:
+                return pool.submit(high_df_terms, client, index, field, df)
+
+            high = {k.field: above(k.field, max_df) for k in aggregated_keys()}
+            held = above(UNIQ_FIELD, frequent_df(n_books) - 1)
+            common = above(UNIQ_FIELD, common_df(n_books))
+            table = winnow_frequencies(client, index) if winnows else None
         return cls(
             n_books,
             max_df,
-            frozenset(high[BANDS_FIELD]),
-            _sorted_hashes(high[UNIQ_FIELD]),
-            _sorted_hashes(held),
-            _sorted_hashes(high[STEMS_FIELD]),
+            frozenset(high[BANDS_FIELD].result()),
+            _sorted_hashes(high[UNIQ_FIELD].result()),
+            _sorted_hashes(held.result()),
+            _sorted_hashes(high[STEMS_FIELD].result()),
             table,
-            _sorted_hashes(common),
+            _sorted_hashes(common.result()),
         )
 
 

@@ -7,10 +7,14 @@ replacement stage would be.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
+import numpy as np
 import pytest
+from elasticsearch import NotFoundError
 
+from bookdup.boilerplate import common_df, frequent_df
 from indexer.dedup_stages import (
     DedupParams,
     classify_pairs,
@@ -22,6 +26,9 @@ from indexer.dedup_stages import (
     write_actions,
 )
 from indexer.index_job import IndexOptions, run_index
+from store.candidates import high_df_terms, winnow_frequencies
+from store.iterate import iter_documents
+from store.keys import BANDS, STEMS, UNIQ
 from store.schema import IndexNames, drop_indices
 from tests.fixtures_books import (
     ALICE_DE,
@@ -54,6 +61,43 @@ def test_select_books_batches_every_book_with_its_features(run) -> None:
     books = {f.book_id: f for b in batches for f in b.books}
     assert set(books) == set(ids)
     assert books[PRIDE].unique.hashes.size > 500  # features decoded (a 9K-word book), hashes kept
+
+
+def test_select_books_keeps_the_index_order_across_pages(run, monkeypatch) -> None:
+    """Pages read ahead in a thread (pages of 3 here: several per batch and batches across
+    pages) come out as the index walk gives them, cut into the same batches."""
+    monkeypatch.setattr("indexer.dedup_stages.QUERY_BOOKS_PAGE", 3)
+    walked = [h["_id"] for h in iter_documents(run.client, run.names.books, source=False)]
+    batches = [b.ids for b in select_books(run)]
+    assert batches == [walked[i : i + 4] for i in range(0, len(walked), 4)]
+
+
+def test_select_books_raises_what_the_page_read_raises(run) -> None:
+    """A failed page read (in the read-ahead thread) fails the stage, in the job's thread."""
+    gone = dataclasses.replace(run, names=IndexNames(prefix=f"test-gone-{uuid.uuid4().hex[:8]}"))
+    with pytest.raises(NotFoundError):
+        list(select_books(gone))
+
+
+def test_prepare_reads_the_stop_lists_each_aggregation_gives_alone(run) -> None:
+    """The stop lists, read in a thread beside the lexicons with their aggregations sent at
+    once, are those of each aggregation and of the winnowed keys' count, one after the other."""
+    client, books, stop = run.client, run.names.books, run.stop
+    assert stop.n_books == 11
+    assert stop.max_df == run.params.candidates.max_df(11)
+
+    def above(field: str, df: int) -> np.ndarray:
+        return np.array(sorted(int(t, 16) for t in high_df_terms(client, books, field, df)))
+
+    assert stop.bands == frozenset(high_df_terms(client, books, BANDS.field, stop.max_df))
+    assert np.array_equal(stop.uniq, above(UNIQ.field, stop.max_df))
+    assert np.array_equal(stop.stems, above(STEMS.field, stop.max_df))
+    assert np.array_equal(stop.frequent, above(UNIQ.field, frequent_df(11) - 1))
+    assert np.array_equal(stop.common, above(UNIQ.field, common_df(11)))
+    alone = winnow_frequencies(client, books)
+    assert stop.winnows is not None and alone is not None
+    assert np.array_equal(stop.winnows.keys, alone.keys)
+    assert np.array_equal(stop.winnows.counts, alone.counts)
 
 
 def test_candidates_hold_every_related_pair_and_no_self_pair(run) -> None:
