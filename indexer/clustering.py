@@ -115,17 +115,19 @@ def _first(fields: dict[str, Any], name: str) -> Any:
 def apply_clusters(client: Elasticsearch, names: IndexNames, clustering: Clustering) -> int:
     """Write the changed cluster ids, not yet searchable (`write_clusters` publishes them).
     Each update rewrites the whole book, so they go as concurrent requests
-    (`bulk_write_concurrently`)."""
-    updates = [
-        {
+    (`bulk_write_concurrently`), each share's updates made as they are sent."""
+
+    def update(book_id: str) -> dict[str, Any]:
+        return {
             "_op_type": "update",
             "_index": names.books,
             "_id": book_id,
             "doc": dict(zip(STORED_FIELDS, clustering.computed(book_id), strict=True)),
         }
-        for book_id in clustering.changed()
-    ]
-    return bulk_write_concurrently(client, updates, requests=CONCURRENT_UPDATES).ok
+
+    changed = clustering.changed()
+    shares = [map(update, changed[i::CONCURRENT_UPDATES]) for i in range(CONCURRENT_UPDATES)]
+    return bulk_write_concurrently(client, shares).ok
 
 
 def write_display_titles(client: Elasticsearch, names: IndexNames) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -245,18 +245,18 @@ def bulk_write(
 
 
 def bulk_write_concurrently(
-    client: Elasticsearch, actions: list[Action], *, requests: int = 2, chunk_size: int = 500
+    client: Elasticsearch, shares: Sequence[Iterable[Action]], *, chunk_size: int = 500
 ) -> BulkReport:
-    """`bulk_write` with ``requests`` bulk requests in flight at once, each over its share of
-    ``actions`` (documents no two shares have in common; the order between shares is lost).
+    """`bulk_write` of each share of actions on its own thread, one bulk request of each in
+    flight at once (shares hold no document in common; the order between them is lost).
 
     A shard runs one bulk request on one write thread: updates that rewrite whole documents
     (a book's ~70 KB source and its thousands of key terms) keep one core of the node busy
-    while the others idle; concurrent requests to the shard are indexed side by side.
+    while the others idle; concurrent requests to the shard are indexed side by side. Each
+    share is consumed as it is written, so lazy shares keep a large job's memory flat.
     """
-    shares = [actions[i::requests] for i in range(requests) if actions[i::requests]]
     if len(shares) <= 1:
-        return bulk_write(client, actions, chunk_size=chunk_size)
+        return bulk_write(client, shares[0] if shares else [], chunk_size=chunk_size)
     with ThreadPoolExecutor(max_workers=len(shares), thread_name_prefix="bulk") as pool:
         reports = list(pool.map(lambda s: bulk_write(client, s, chunk_size=chunk_size), shares))
     return BulkReport(

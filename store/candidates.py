@@ -84,6 +84,10 @@ class CandidateParams:
     # terms: a bool query's cost grows with its clauses, and 400 words still catch a pair
     # sharing 5% of its text.
     target_query_terms: int = 400
+    # A translated query asks this many of the book's heaviest translations (the fewest
+    # senses, then idf): past them the terms are common enough to rank long books of the
+    # target language over the partner (docs/EVALUATION.md, issue 27).
+    translated_query_terms: int = 250
     # A candidate must hold this share of the sampled terms, and never fewer than the floor:
     # with a 400-term sample that is 8 words, i.e. about 2% of the book's unique words.
     min_shared_fraction: float = 0.02
@@ -516,7 +520,7 @@ class CandidateSearcher:
         p = self.params
         picked_weights: list[float] | None = None
         if stems:
-            picked = sample_terms(hashes, self.stop.stems, p.target_query_terms, STEM_MODULUS)
+            picked = sample_terms(hashes, self.stop.stems, p.translated_query_terms, STEM_MODULUS)
         else:
             picked = sample_terms(hashes, self.stop.uniq, p.target_query_terms)
         if weights is not None:
@@ -586,7 +590,7 @@ class CandidateSearcher:
         stemmed = stem_lexicon(dictionary) if stems is not None else None
         if stemmed is not None and stems is not None and p.weigh_translations:
             picked, heaviest = heaviest_translations(
-                self._weighted_lexicon(stemmed), stems, p.target_query_terms
+                self._weighted_lexicon(stemmed), stems, p.translated_query_terms
             )
             return CandidateQuery(
                 f.book_id,

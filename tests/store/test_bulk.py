@@ -56,7 +56,8 @@ def test_concurrent_requests_write_every_update_once_and_report_each_failure(
         {"_op_type": "update", "_index": index_names.books, "_id": f"b{i}", "doc": {"year": i}}
         for i in [*range(30), 99]  # b99 does not exist: refused, whichever request sends it
     ]
-    report = bulk_write_concurrently(es_client, updates, requests=3, chunk_size=4)
+    shares = [iter(updates[i::3]) for i in range(3)]  # consumed lazily, each on its thread
+    report = bulk_write_concurrently(es_client, shares, chunk_size=4)
     assert report.ok == 30
     assert [(f.id, f.status) for f in report.failures] == [("b99", 404)]
     es_client.indices.refresh(index=index_names.books)

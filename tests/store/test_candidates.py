@@ -340,12 +340,12 @@ def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_ste
             stemmed,
             distinct(f.unique.stems),
             stop.stems,
-            params.target_query_terms,
+            params.translated_query_terms,
             STEM_MODULUS,
             params.untranslated_weight,
         )
         assert (query.field, query.language, query.size) == ("stems", "de", params.translation_hits)
-        assert len(terms) == params.target_query_terms and query.idf is params.idf_translations
+        assert len(terms) == params.translated_query_terms and query.idf is params.idf_translations
         assert (list(query.terms), query.weights) == (terms, weights)
     assert list(searcher._weighted) == [stemmed]  # the lexicon weighed once for both books
     plain = dataclasses.replace(params, weigh_translations=False)
@@ -353,7 +353,7 @@ def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_ste
     f = books[0]
     query = dict(sampled.labelled_queries(f))["de"]
     hashes, _, _ = translate_with_source(None, f.unique.pages, stemmed, hashes=f.unique.stems)
-    picked = sample_terms(hashes, stop.stems, params.target_query_terms, STEM_MODULUS)
+    picked = sample_terms(hashes, stop.stems, params.translated_query_terms, STEM_MODULUS)
     assert query.weights is None and list(query.terms) == picked and len(picked) > 100
 
 
