@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import islice
 
-import mmh3
 import numpy as np
+from numba import njit
 
 from bookdup.uniquewords import hash_words
 
@@ -26,18 +25,100 @@ from bookdup.uniquewords import hash_words
 MIN_WORD_LENGTH = 5
 #: A headword one deletion from a word of ``MIN_WORD_LENGTH`` letters may be a letter shorter.
 MIN_HEAD_LENGTH = MIN_WORD_LENGTH - 1
-#: Headwords hashed at a time while building (bounds the strings alive at once).
-_BUILD_CHUNK = 4_000
+
+_PRIME = np.uint64(0x100000001B3)
+_BASIS = np.uint64(0xCBF29CE484222325)
+_C1 = np.uint64(0xFF51AFD7ED558CCD)
+_C2 = np.uint64(0xC4CEB9FE1A85EC53)
+_S33 = np.uint64(33)
 
 
 def deletion_keys(word: str) -> set[str]:
-    """The word and each one-letter deletion of it."""
+    """The word and each one-letter deletion of it (what ``_key`` hashes, as strings)."""
     return {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}
 
 
-def _hash64(keys: Sequence[str]) -> np.ndarray:
-    """64-bit murmur3 hash of each key, as uint64."""
-    return np.fromiter((mmh3.hash64(k)[0] for k in keys), np.int64, len(keys)).view(np.uint64)
+def _codepoints(words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The words' code points end to end (uint32) and each word's start, plus the end."""
+    lengths = np.fromiter(map(len, words), np.int64, len(words))
+    codes = np.frombuffer("".join(words).encode("utf-32-le"), np.uint32)
+    return codes, np.r_[0, np.cumsum(lengths)]
+
+
+@njit(cache=True, nogil=True)
+def _key(codes: np.ndarray, start: int, end: int, skip: int) -> np.uint64:
+    """64-bit hash of the code points ``codes[start:end]`` but the one at ``skip`` (FNV-1a,
+    then murmur3's finaliser to spread it)."""
+    h = _BASIS
+    for i in range(start, end):
+        if i != skip:
+            h = (h ^ np.uint64(codes[i])) * _PRIME
+    h ^= h >> _S33
+    h *= _C1
+    h ^= h >> _S33
+    h *= _C2
+    return h ^ (h >> _S33)
+
+
+@njit(cache=True, nogil=True)
+def _skips(codes: np.ndarray, start: int, end: int) -> int:
+    """How many distinct deletions the word has: deleting any letter of a run of one
+    letter gives the same string, so each run counts once."""
+    n = 0
+    for i in range(start, end):
+        if i == start or codes[i] != codes[i - 1]:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _neighbourhoods(codes: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct deletion keys of every word and the index of the word holding each."""
+    n_keys = 0
+    for w in range(bounds.size - 1):
+        n_keys += 1 + _skips(codes, bounds[w], bounds[w + 1])
+    keys = np.empty(n_keys, np.uint64)
+    owner = np.empty(n_keys, np.int64)
+    k = 0
+    for w in range(bounds.size - 1):
+        start, end = bounds[w], bounds[w + 1]
+        keys[k] = _key(codes, start, end, -1)
+        owner[k] = w
+        k += 1
+        for i in range(start, end):
+            if i == start or codes[i] != codes[i - 1]:
+                keys[k] = _key(codes, start, end, i)
+                owner[k] = w
+                k += 1
+    return keys, owner
+
+
+@njit(cache=True, nogil=True)
+def _find(
+    codes: np.ndarray, bounds: np.ndarray, min_length: int, keys: np.ndarray, heads: np.ndarray
+) -> np.ndarray:
+    """For each word of at least ``min_length`` letters, the one head its deletion keys meet;
+    0 when they meet none, two, or a key two headwords hold (head 0)."""
+    out = np.zeros(bounds.size - 1, np.uint32)
+    for w in range(bounds.size - 1):
+        start, end = bounds[w], bounds[w + 1]
+        if end - start < min_length:
+            continue
+        found = np.uint32(0)
+        for i in range(start - 1, end):  # skip start - 1: the whole word
+            if i > start and codes[i] == codes[i - 1]:
+                continue  # the same deletion as the letter before
+            key = _key(codes, start, end, i)
+            at = np.searchsorted(keys, key)
+            if at == keys.size or keys[at] != key:
+                continue
+            head = heads[at]
+            if head == 0 or (found != 0 and found != head):
+                found = np.uint32(0)
+                break
+            found = head
+        out[w] = found
+    return out
 
 
 @dataclass(frozen=True)
@@ -51,19 +132,15 @@ class OneEditLookup:
     @classmethod
     def build(cls, headwords: Iterable[str]) -> OneEditLookup:
         """The lookup of the distinct headwords of at least ``MIN_HEAD_LENGTH`` letters."""
-        words = iter(sorted({w for w in headwords if len(w) >= MIN_HEAD_LENGTH}))
-        key_parts, head_parts = [np.zeros(0, np.uint64)], [np.zeros(0, np.uint32)]
-        while chunk := list(islice(words, _BUILD_CHUNK)):
-            neighbourhoods = [deletion_keys(w) for w in chunk]
-            key_parts.append(_hash64([k for n in neighbourhoods for k in n]))
-            head_parts.append(np.repeat(hash_words(chunk), [len(n) for n in neighbourhoods]))
-        keys, heads = np.concatenate(key_parts), np.concatenate(head_parts)
-        del key_parts, head_parts  # the peak: German's 2.5M keys, ~12 bytes each, thrice
+        words = sorted({w for w in headwords if len(w) >= MIN_HEAD_LENGTH})
+        keys, owner = _neighbourhoods(*_codepoints(words))
+        heads = hash_words(words)[owner]
+        del owner
         order = np.argsort(keys)
         keys, heads = keys[order], heads[order]
-        del order
+        del order  # the peak: German's 2.5M keys, ~12 bytes each, thrice
         # a headword's keys are distinct, so a key seen twice is held by two headwords
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        starts = np.flatnonzero(np.r_[keys.size > 0, keys[1:] != keys[:-1]])
         held_by = np.diff(np.r_[starts, keys.size])
         return cls(keys[starts], np.where(held_by > 1, np.uint32(0), heads[starts]))
 
@@ -75,20 +152,7 @@ class OneEditLookup:
     def find(self, words: Sequence[str]) -> np.ndarray:
         """The uint32 hash of the one headword within one edit of each word, 0 for a word
         shorter than ``MIN_WORD_LENGTH``, meeting no headword, two, or a shared key."""
-        out = np.zeros(len(words), np.uint32)
-        asked = [i for i, w in enumerate(words) if len(w) >= MIN_WORD_LENGTH]
-        if not asked or not self.keys.size:
-            return out
-        neighbourhoods = [deletion_keys(words[i]) for i in asked]
-        hashes = _hash64([k for n in neighbourhoods for k in n])
-        word = np.repeat(np.arange(len(asked)), [len(n) for n in neighbourhoods])
-        at = np.minimum(np.searchsorted(self.keys, hashes), self.keys.size - 1)
-        hit = self.keys[at] == hashes
-        word, head = word[hit], self.heads[at[hit]]
-        ambiguous = np.zeros(len(asked), bool)
-        ambiguous[word[head == 0]] = True
-        pairs = np.unique(np.stack([word, head]).T[head != 0], axis=0)
-        heads_met = np.bincount(pairs[:, 0], minlength=len(asked))
-        one = pairs[(heads_met[pairs[:, 0]] == 1) & ~ambiguous[pairs[:, 0]]]
-        out[np.asarray(asked)[one[:, 0]]] = one[:, 1]
-        return out
+        if not len(words) or not self.keys.size:
+            return np.zeros(len(words), np.uint32)
+        codes, bounds = _codepoints(words)
+        return _find(codes, bounds, MIN_WORD_LENGTH, self.keys, self.heads)

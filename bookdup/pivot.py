@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bookdup.arrays import isin_sorted
 from bookdup.dictionary import Dictionary
 from bookdup.editlookup import OneEditLookup
 from bookdup.minhash import fmix64
@@ -92,7 +93,7 @@ class PivotLexicons:
     def known(self, stems: np.ndarray, language: str) -> np.ndarray:
         """Whether a lexicon into English knows each stem hash (bool per stem)."""
         if language == PIVOT_LANGUAGE:
-            return np.isin(stems, self.known_pivot)
+            return isin_sorted(stems, self.known_pivot)
         lexicon = self.to_pivot.get(language)
         return np.zeros(stems.size, bool) if lexicon is None else in_lexicon(lexicon, stems)
 

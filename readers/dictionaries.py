@@ -47,7 +47,7 @@ __all__ = [
 
 DICTD_DIR = Path("/usr/share/dictd")
 _CACHE_VERSION = 2
-_LOOKUP_VERSION = 1  # one-edit lookups (``bookdup.editlookup``)
+_LOOKUP_VERSION = 2  # one-edit lookups (``bookdup.editlookup``)
 _LEXICON_VERSION = 1
 _STEMS_VERSION = 1
 #: Of the hashed form (``bookdup.translate.HashedLexicon``): bump when word hashing changes.

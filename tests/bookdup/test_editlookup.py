@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bookdup.editlookup import OneEditLookup
+from bookdup.editlookup import MIN_HEAD_LENGTH, MIN_WORD_LENGTH, OneEditLookup
 from bookdup.uniquewords import hash_words
 
 
@@ -45,3 +47,35 @@ def test_compact_sorted_hashes() -> None:
     # 8 + 1 and 7 + 1 deletion keys, the duplicate and the 3-letter headword not indexed
     assert lookup.keys.size == 9 + 8 and np.all(np.diff(lookup.keys.astype(np.float64)) >= 0)
     assert lookup.keys.dtype == np.uint64 and lookup.nbytes == 12 * lookup.keys.size
+
+
+def _reference_find(headwords: list[str], words: list[str]) -> list[int]:
+    """The definition on strings: the one headword whose deletion neighbourhood meets a
+    word's, none when a met key is held by two headwords or two headwords are met."""
+    holders: dict[str, set[str]] = {}
+    for h in {h for h in headwords if len(h) >= MIN_HEAD_LENGTH}:
+        for key in {h, *(h[:i] + h[i + 1 :] for i in range(len(h)))}:
+            holders.setdefault(key, set()).add(h)
+    out = []
+    for w in words:
+        if len(w) < MIN_WORD_LENGTH:
+            out.append(0)
+            continue
+        met = [holders.get(k, set()) for k in {w, *(w[:i] + w[i + 1 :] for i in range(len(w)))}]
+        heads = set().union(*met)
+        shared = any(len(m) > 1 for m in met)
+        out.append(_hash(heads.pop()) if len(heads) == 1 and not shared else 0)
+    return out
+
+
+_LETTERS = st.text(alphabet="aabeéßx", min_size=3, max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LETTERS, max_size=30), st.lists(_LETTERS, max_size=30))
+def test_the_compiled_lookup_is_the_definition_on_strings(
+    headwords: list[str], words: list[str]
+) -> None:
+    # few letters, runs of one letter and non-ASCII ones: keys shared, deletions repeated
+    lookup = OneEditLookup.build(headwords)
+    assert lookup.find(words).tolist() == _reference_find(headwords, words)
