@@ -49,13 +49,13 @@ from bookdup.orderstat import (
 )
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
 from bookdup.screenkernel import restricted, screen_lcs, shared
+from bookdup.sortkernel import bitset_rows, sorted_groups
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
 __all__ = ["Verification", "detached", "order_screen", "verify_pair"]
 
 _BITS = 1 << 16  # bitset size: ~3K unique words set ~5% of the bits
-_MASK = _BITS - 1
 
 
 class UniqueSequence(Protocol):
@@ -256,11 +256,8 @@ def cache_usage() -> tuple[int, int]:
 
 
 def _bitset_levels(values: np.ndarray) -> tuple[int, ...]:
-    counts = np.bincount(values & _MASK, minlength=_BITS)
-    return tuple(
-        int.from_bytes(np.packbits(counts > k, bitorder="little").tobytes(), "little")
-        for k in range(int(counts.max(initial=0)))
-    )
+    """Level k: the bitset of the buckets (``_BITS`` of them) holding more than k values."""
+    return tuple(int.from_bytes(row.tobytes(), "little") for row in bitset_rows(values, _BITS))
 
 
 #: Digests of sequences by the id of their hash array, checked by weak references to it and
@@ -312,22 +309,10 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
         groups = np.arange(hashes.size, dtype=np.int64)
     else:
         hashes, pages, groups = translate_with_source(u.words, u.pages, dictionary, hashes=u.hashes)
-    order = np.argsort(hashes, kind="stable")
-    ordered = hashes[order]
-    keep = np.ones(ordered.size, dtype=bool)
-    keep[1:] = ordered[1:] != ordered[:-1]
-    values = ordered[keep]
-    starts = np.append(np.flatnonzero(keep), hashes.size)
+    order, values, starts, first = sorted_groups(hashes)
+    distinct = values.size == hashes.size
     prepared = _Prepared(
-        hashes,
-        pages,
-        bool(keep.all()),
-        values,
-        order,
-        starts,
-        order[keep],
-        groups,
-        _bitset_levels(values),
+        hashes, pages, distinct, values, order, starts, first, groups, _bitset_levels(values)
     )
     _CACHE.put(key, dictionary, prepared)
     return prepared
