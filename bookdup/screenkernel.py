@@ -181,8 +181,8 @@ class _Sequence(NamedTuple):
 def warm() -> None:
     """Load (or compile) the kernels now, as ``bookdup.bitlcs.warm`` does for its own."""
     values = np.array([1, 2], dtype=np.uint32)
-    order = np.array([0, 1, 2], dtype=np.int64)
-    starts = np.array([0, 1, 3], dtype=np.int64)
-    seq = _Sequence(values, order, starts, np.array([0, 1, 1], dtype=np.int64))
+    order = np.array([0, 1, 2], dtype=np.int32)  # verify._Prepared's int32 indices
+    starts = np.array([0, 1, 3], dtype=np.int32)
+    seq = _Sequence(values, order, starts, np.array([0, 1, 1], dtype=np.int32))
     screen_lcs(seq, seq, 1)
     permutations(1, 2, 1)

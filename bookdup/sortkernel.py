@@ -21,7 +21,7 @@ _RADIX = 1 << _DIGIT
 
 @njit(cache=True, nogil=True)
 def _radix_argsort(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(stable argsort of the uint32 ``hashes``, the hashes in that order)."""
+    """(stable argsort of the uint32 ``hashes`` as int32, the hashes in that order)."""
     n = hashes.size
     counts = np.zeros((3, _RADIX), dtype=np.int64)
     for i in range(n):
@@ -29,9 +29,11 @@ def _radix_argsort(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         counts[0, v & (_RADIX - 1)] += 1
         counts[1, (v >> _DIGIT) & (_RADIX - 1)] += 1
         counts[2, v >> (2 * _DIGIT)] += 1
-    order = np.arange(n)
+    order = np.empty(n, dtype=np.int32)
+    for i in range(n):
+        order[i] = i
     keys = hashes.copy()
-    spare_order = np.empty(n, dtype=np.int64)
+    spare_order = np.empty(n, dtype=np.int32)
     spare_keys = np.empty(n, dtype=hashes.dtype)
     for p in range(3):
         c = counts[p]
@@ -56,15 +58,16 @@ def _radix_argsort(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def sorted_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(order, values, starts, first) of uint32 ``hashes``: the stable argsort, the sorted
     distinct values, where each value's positions begin in ``order`` (values.size + 1 of
-    them, the last the item count) and each value's first position; int64 indices."""
+    them, the last the item count) and each value's first position. The indices are int32
+    (a sequence has far fewer than 2^31 items): half the bytes of a cached entry."""
     order, ordered = _radix_argsort(hashes)
     n = ordered.size
     distinct = 1 if n else 0
     for i in range(1, n):
         distinct += ordered[i] != ordered[i - 1]
     values = np.empty(distinct, dtype=ordered.dtype)
-    starts = np.empty(distinct + 1, dtype=np.int64)
-    first = np.empty(distinct, dtype=np.int64)
+    starts = np.empty(distinct + 1, dtype=np.int32)
+    first = np.empty(distinct, dtype=np.int32)
     j = 0
     for i in range(n):
         if i == 0 or ordered[i] != ordered[i - 1]:

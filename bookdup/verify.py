@@ -159,6 +159,7 @@ class _Prepared:
     pages: np.ndarray
     distinct: bool
     values: np.ndarray  # sorted distinct items
+    # the indices are int32 (``sortkernel.sorted_groups``): 2/3 of an entry's bytes as int64
     order: np.ndarray  # stable argsort of hashes: positions of each value, grouped
     starts: np.ndarray  # where each value's positions begin in order (size values.size + 1)
     first: np.ndarray  # positions in hashes of values (the first occurrence when items repeat)
@@ -167,13 +168,16 @@ class _Prepared:
 
 
 # Prepared sequences by (content, dictionary), least recently used first. Bounded in entries
-# and in bytes: a prepared translated sequence takes ~0.6 MB, and a dedup job keeps thousands of
-# books alive in its feature cache (unbounded, this held 15 GB at 10K books). 2,048 entries
-# cover the query books of a batch, which is where the reuse is (each meets ~50 candidates);
-# the default 2 GiB holds 2,048 entries of up to 1 MB each, so the job's hits are the count's.
+# and in bytes: a prepared translated sequence takes ~0.4 MB, and a dedup job keeps thousands of
+# books alive in its feature cache (unbounded, this held 15 GB at 10K books). 3,072 entries
+# cover the query books of a batch, which is where the reuse is (each meets ~50 candidates),
+# and every sequence of a 1K-book job (3,023; 2,048 entries prepared each ~2x). With int32
+# indices 3,072 entries take the bytes 2,048 took with int64 ones (1K job: 186 -> ~126 KB an
+# entry). The default 2 GiB holds 3,072 entries of up to ~0.7 MB each, so the job's hits are
+# the count's.
 # A server (`bookdup serve --verify-cache-mb`) sets a smaller byte bound with
 # ``set_cache_limit``.
-DEFAULT_CACHE_ENTRIES = 2048
+DEFAULT_CACHE_ENTRIES = 3072
 DEFAULT_CACHE_BYTES = 2 << 30
 
 
@@ -306,9 +310,10 @@ def _prepare(u: UniqueSequence, dictionary: Dictionary | None) -> _Prepared:
     if dictionary is None:
         hashes = np.asarray(u.hashes, dtype=np.uint32)
         pages = np.asarray(u.pages, dtype=np.int32)
-        groups = np.arange(hashes.size, dtype=np.int64)
+        groups = np.arange(hashes.size, dtype=np.int32)
     else:
-        hashes, pages, groups = translate_with_source(u.words, u.pages, dictionary, hashes=u.hashes)
+        hashes, pages, source = translate_with_source(u.words, u.pages, dictionary, hashes=u.hashes)
+        groups = source.astype(np.int32)
     order, values, starts, first = sorted_groups(hashes)
     distinct = values.size == hashes.size
     prepared = _Prepared(

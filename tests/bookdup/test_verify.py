@@ -159,7 +159,7 @@ def test_the_prepared_cache_is_bounded_in_bytes() -> None:
         entries, held = verify.cache_usage()
         assert entries == base_entries + 40
         one = (held - base_bytes) / 40
-        assert one >= 2000 * 40  # ~44 bytes an item in arrays, plus the bitset
+        assert one >= 2000 * 28  # 28 bytes an item in arrays (int32 indices), plus the bitset
         verify.set_cache_limit(max_bytes=int(10.5 * one))  # evicts down to 10 now
         assert verify.cache_usage()[0] == 10 and verify.cache_usage()[1] <= 10.5 * one
         for book in books:  # each new one evicts the least recently used
