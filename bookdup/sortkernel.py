@@ -2,10 +2,10 @@
 
 Preparing sequences was ~28 % of the verification workers' CPU in a 3K-book dedup (issue 28):
 numpy's stable argsort of uint32 hashes (a merge sort) and a bitset level a Python step. Here
-the sort is a least-significant-digit radix sort (three passes of 11 bits): stable, so the
-same ``order`` as ``np.argsort(kind="stable")``, 6-10x faster on 3K-76K items; the grouping
-and the bitsets are one pass each (tests/bookdup/test_sortkernel.py checks every field
-against the numpy definitions).
+the sort is a least-significant-digit radix sort (three passes of 11 bits), stable, so it
+gives ``np.argsort(kind="stable")``'s ``order``; with the grouping (one pass) 6-8x faster on
+3K-76K items (benchmarks/bench_prepare.py). The bitsets are one pass too
+(tests/bookdup/test_sortkernel.py checks every field against the numpy definitions).
 """
 
 from __future__ import annotations

@@ -172,9 +172,9 @@ class _Prepared:
 # books alive in its feature cache (unbounded, this held 15 GB at 10K books). 3,072 entries
 # cover the query books of a batch, which is where the reuse is (each meets ~50 candidates),
 # and every sequence of a 1K-book job (3,023; 2,048 entries prepared each ~2x). With int32
-# indices 3,072 entries take the bytes 2,048 took with int64 ones (1K job: 186 -> ~126 KB an
-# entry). The default 2 GiB holds 3,072 entries of up to ~0.7 MB each, so the job's hits are
-# the count's.
+# indices 3,072 entries take about the bytes 2,048 took with int64 ones (the 1K job's 3,023
+# entries: 196 -> 133 KB each). The default 2 GiB holds 3,072 entries of up to ~0.7 MB each,
+# so the job's hits are the count's.
 # A server (`bookdup serve --verify-cache-mb`) sets a smaller byte bound with
 # ``set_cache_limit``.
 DEFAULT_CACHE_ENTRIES = 3072
