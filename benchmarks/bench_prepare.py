@@ -77,6 +77,7 @@ def main() -> None:
     for old, new in zip(map(numpy_groups, seqs), map(sorted_groups, seqs), strict=True):
         assert all(np.array_equal(a, b) for a, b in zip(old, new, strict=True))
     short = [s[:3000] for s in seqs]
+    result: dict[str, float] = {}
     for name, group in (("whole", seqs), ("first 3,000 items", short)):
         values = [np.unique(s) for s in group]
         assert [numpy_levels(v) for v in values] == [V._bitset_levels(v) for v in values]
@@ -85,6 +86,7 @@ def main() -> None:
         before = per_item(numpy_groups, group, args.repeats)
         after = per_item(sorted_groups, group, args.repeats)
         print(f"  sort and group: {before:,.1f} -> {after:,.1f} µs ({before / after:.1f}x)")
+        result[f"sort_speedup_{name.split()[0]}_x"] = before / after
         before = per_item(numpy_levels, values, args.repeats)
         after = per_item(V._bitset_levels, values, args.repeats)
         print(f"  bitset levels:  {before:,.1f} -> {after:,.1f} µs ({before / after:.1f}x)")
@@ -99,6 +101,8 @@ def main() -> None:
     before = per_item(prepare, units, args.repeats)
     V.sorted_groups, V._bitset_levels = compiled
     print(f"whole _prepare, cache emptied: {before:,.1f} -> {after:,.1f} µs per sequence")
+    result |= {"prepare_numpy_us": before, "prepare_compiled_us": after}
+    print("RESULT " + " ".join(f"{k}={v:.2f}" for k, v in result.items()))
 
 
 if __name__ == "__main__":
