@@ -2,7 +2,7 @@
 
 Most of a large job's verification work is screens (docs/EVALUATION.md, issue 28), and on
 their short sequences numpy's per-call cost was most of a screen. Here the shared items, the
-restriction to them, the |LCS| and its shuffles are two compiled calls, with the same
+restriction to them, the |LCS| and its shuffles are one compiled call, with the same
 arithmetic as the Python path (``verify._shared_indices``, ``verify._restrict``,
 ``orderstat._shuffled_lcs``) and the shuffles drawn from the same generator, so each
 |LCS| — and the screen's z — is the same number (tests/bookdup/test_screenkernel.py).
@@ -15,7 +15,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 from numba import njit
 
-from bookdup.bitlcs import _lcs, _popcount, _rows
+from bookdup.bitlcs import _popcount, _rows, _step, _zeros
 from bookdup.seededperm import permutations
 
 __all__ = ["Sorted", "restricted", "screen_lcs", "shared", "warm"]
@@ -118,57 +118,130 @@ def _runs(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
 
 
 @njit(cache=True, nogil=True)
-def _restricted_lcs(
-    a: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    b: tuple[np.ndarray, np.ndarray, np.ndarray],
-) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray, bool, int, int]:
-    """Each side as (values, order, starts[, groups]) (``Sorted``)."""
-    values_a, order_a, starts_a, groups_a = a
-    values_b, order_b, starts_b = b
-    ia, ib = shared(values_a, values_b)
-    px, cx = restricted(ia, order_a, starts_a, groups_a.size)
-    _, cy = restricted(ib, order_b, starts_b, starts_b[-1])
-    first, length, ascending = _runs(groups_a[px])
-    k = ia.size  # every shared value occurs on both sides: each code is in cx and in cy
-    start, word, bits = _rows(cy, max(k, 1))
-    lcs = _lcs(start, word, bits, cy.size, cx) if cy.size and cx.size else 0
-    return (start, word, bits, cy.size), cx, first, length, ascending, k, lcs
+def _distinct_rows(
+    idx: np.ndarray, order: np.ndarray, starts: np.ndarray, items: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_rows(restricted(idx, ...)[1], idx.size)`` for a sequence of distinct items (each
+    value at one position): code j's row is the one bit of its rank among the marked
+    positions, written as the marks are read back, with no codes array nor counting pass."""
+    marks = np.zeros((items + 63) >> 6, dtype=np.uint64)
+    code = np.empty(items, dtype=np.int32)  # read only where marked
+    for j in range(idx.size):
+        p = order[starts[idx[j]]]
+        marks[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+        code[p] = j
+    start = np.arange(idx.size + 1)
+    word = np.empty(max(idx.size, 1), dtype=np.int64)
+    bits = np.zeros(max(idx.size, 1), dtype=np.uint64)
+    n = 0
+    for w in range(marks.size):
+        m = marks[w]
+        while m:
+            low = m & (~m + np.uint64(1))
+            c = code[(w << 6) + _popcount(low - np.uint64(1))]
+            word[c] = n >> 6
+            bits[c] = np.uint64(1) << np.uint64(n & 63)
+            n += 1
+            m ^= low
+    return start, word, bits
 
 
 @njit(cache=True, nogil=True)
-def _shuffled(
-    rows: Rows, cx: np.ndarray, first: np.ndarray, length: np.ndarray, perms: np.ndarray
-) -> np.ndarray:
-    """|LCS| of x's runs laid out in each permuted order (``orderstat._shuffled_lcs``)."""
+def _step_one(v: np.ndarray, w: int, mask: np.uint64) -> None:
+    """``bitlcs._step`` for a row of one word (a pattern of distinct items: y's), with no
+    search of the row's words: past that word U is 0, so only a carry runs on, adding 1.
+    Where U is 0 the word is rewritten unchanged rather than tested."""
+    x = v[w]
+    u = x & mask
+    t = x + u
+    v[w] = t | (x & ~u)
+    if t >= x:
+        return
+    w += 1
+    while w < v.size:
+        x = v[w]
+        s = x + np.uint64(1)
+        v[w] = s | x
+        if s != np.uint64(0):
+            return
+        w += 1
+
+
+@njit(cache=True, nogil=True)
+def _stream_lcs(
+    rows: Rows,
+    distinct: bool,
+    cx: np.ndarray,
+    first: np.ndarray,
+    length: np.ndarray,
+    order: np.ndarray,
+) -> int:
+    """|LCS| with the pattern of x's runs taken in ``order`` (``bitlcs._lcs`` of that stream,
+    read in place)."""
     start, word, bits, m = rows
+    v = np.full((m + 63) // 64, np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
+    k = start.size - 1
+    for t in range(order.size):
+        q = first[order[t]]
+        for i in range(q, q + length[order[t]]):
+            c = cx[i]
+            if distinct:
+                _step_one(v, word[c], bits[c])
+            elif c < k:
+                _step(v, start, word, bits, c)
+    return _zeros(v, m)
+
+
+@njit(cache=True, nogil=True)
+def _screen(
+    a: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    b: tuple[np.ndarray, np.ndarray, np.ndarray],
+    shuffles: int,
+) -> tuple[int, int, np.ndarray]:
+    """(|LCS|, shared items, the shuffles' |LCS|), |LCS| -1 where ``screen_lcs`` gives None;
+    each side as (values, order, starts[, groups]) (``Sorted``). One call from Python where
+    there were three (each ~1 µs of argument checks); the shuffles read x's runs in place
+    (copying them into a stream cost more than the indirection)."""
+    values_a, order_a, starts_a, groups_a = a
+    values_b, order_b, starts_b = b
+    ia, ib = shared(values_a, values_b)
+    k = ia.size  # every shared value occurs on both sides: each code is in cx and in cy
+    px, cx = restricted(ia, order_a, starts_a, groups_a.size)
+    first, length, ascending = _runs(groups_a[px])
+    items_b = starts_b[-1]
+    distinct = values_b.size == items_b  # y's items distinct: one bit a row
+    if distinct:
+        start, word, bits = _distinct_rows(ib, order_b, starts_b, items_b)
+        m = k
+    else:
+        cy = restricted(ib, order_b, starts_b, items_b)[1]
+        start, word, bits = _rows(cy, max(k, 1))
+        m = cy.size
+    rows = (start, word, bits, m)
+    none = np.empty(0, dtype=np.int64)
+    if not ascending or cx.size < 2 or rows[3] == 0:
+        return -1, k, none
+    whole = np.zeros(1, dtype=np.int64)  # x in its order: one run of all its items
+    lcs = _stream_lcs(rows, distinct, cx, whole, np.full(1, cx.size), whole)
+    # verify._RestrictedLcs.seed's generator
+    perms = permutations(lcs * 7919 + k, first.size, shuffles)
+    out = np.empty(shuffles, dtype=np.int64)
     order = np.empty(first.size, dtype=np.int64)
-    stream = np.empty(cx.size, dtype=np.int64)
-    out = np.empty(perms.shape[0], dtype=np.int64)
-    for s in range(perms.shape[0]):
+    for s in range(shuffles):
         for t in range(first.size):
             order[perms[s, t]] = t
-        n = 0
-        for t in range(first.size):
-            q = first[order[t]]
-            for i in range(q, q + length[order[t]]):
-                stream[n] = cx[i]
-                n += 1
-        out[s] = _lcs(start, word, bits, m, stream)
-    return out
+        out[s] = _stream_lcs(rows, distinct, cx, first, length, order)
+    return lcs, k, out
 
 
 def screen_lcs(a: Sorted, b: Sorted, shuffles: int) -> tuple[int, int, list[int]] | None:
     """(|LCS|, shared items, the shuffles' |LCS|) of the screen, as ``verify`` computes
     them; None when x's groups do not come in ascending runs or there are fewer than two
     items (the Python path takes those)."""
-    rows, cx, first, length, ascending, shared, lcs = _restricted_lcs(
-        (a.values, a.order, a.starts, a.groups), (b.values, b.order, b.starts)
+    lcs, shared, values = _screen(
+        (a.values, a.order, a.starts, a.groups), (b.values, b.order, b.starts), shuffles
     )
-    if not ascending or cx.size < 2 or rows[3] == 0:
-        return None
-    # verify._RestrictedLcs.seed's generator, its permutations drawn compiled
-    perms = permutations(lcs * 7919 + shared, first.size, shuffles)
-    return lcs, shared, _shuffled(rows, cx, first, length, perms).tolist()
+    return None if lcs < 0 else (lcs, shared, values.tolist())
 
 
 class _Sequence(NamedTuple):

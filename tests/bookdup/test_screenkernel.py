@@ -3,6 +3,8 @@ the same shared items, |LCS| and shuffles, hence the same screen decision for ev
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,6 +15,15 @@ from bookdup.orderstat import calibrated
 from bookdup.screenkernel import restricted, screen_lcs, shared
 from bookdup.uniquewords import UniqueWords
 from tests.indexer.verify_cases import needs_lexicon, planned_pairs
+
+
+class Seq(NamedTuple):
+    """A prepared sequence's arrays (``screenkernel.Sorted``), of other dtypes."""
+
+    values: np.ndarray
+    order: np.ndarray
+    starts: np.ndarray
+    groups: np.ndarray
 
 
 def _prepared(hashes: list[int]) -> V._Prepared:
@@ -85,6 +96,32 @@ def test_the_compiled_screen_equals_the_numpy_one(x: list[int], y: list[int], k:
         return
     assert counted[:2] == (r.lcs, r.shared)
     assert calibrated(*counted).z == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 300), min_size=0, max_size=600),
+    st.lists(st.integers(0, 300), min_size=0, max_size=250, unique=True),
+    st.integers(1, 4),
+)
+def test_the_screen_of_a_distinct_y_equals_the_numpy_one(
+    x: list[int], y: list[int], k: int
+) -> None:
+    """y of distinct items, as a job's untranslated book (one bit a row), with more than 64
+    shared items (carries across words); the same counts from int32 positions."""
+    a, b = _prepared(x), _prepared(y)
+    counted = screen_lcs(a, b, k)
+    if counted is None:
+        assert V._restricted_lcs(a, b, *V._shared_indices(a, b), None).cx.size < 2
+        return
+    assert calibrated(*counted).z == V._order_screen_python(a, b, k)
+    narrow = [
+        Seq(
+            p.values, p.order.astype(np.int32), p.starts.astype(np.int32), p.groups.astype(np.int32)
+        )
+        for p in (a, b)
+    ]
+    assert screen_lcs(narrow[0], narrow[1], k) == counted
 
 
 @needs_lexicon
