@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
+from numba import njit
 
 from bookdup.dictionary import Dictionary
 from bookdup.uniquewords import hash_words
@@ -30,6 +31,7 @@ __all__ = [
     "remember_hashed_lexicon",
     "translate_unique",
     "translate_with_source",
+    "warm",
 ]
 
 
@@ -150,13 +152,52 @@ def translate_with_source(
         pairs = zip(entries, candidates.tolist(), strict=True)
         same = [dictionary.words[e] == words[i] for e, i in pairs]
         hit[candidates[~np.asarray(same, dtype=bool)]] = False
-    n = np.where(hit, lex.starts[slot + 1] - lex.starts[slot], 1 if keep_untranslated else 0)
-    source = np.repeat(np.arange(hashes.size), n)
-    within = np.arange(source.size) - np.repeat(np.cumsum(n) - n, n)
-    translated = hit[source]
-    target = np.where(translated, lex.starts[slot][source] + within, 0)
-    out = np.where(translated, lex.targets[target], hashes[source]).astype(np.uint32)
-    return out, pages[source], source.astype(np.int64)
+    return _expand(hashes, pages, slot, hit, lex.starts, lex.targets, keep_untranslated)
+
+
+@njit(cache=True, nogil=True)
+def _expand(
+    hashes: np.ndarray,
+    pages: np.ndarray,
+    slot: np.ndarray,
+    hit: np.ndarray,
+    starts: np.ndarray,
+    targets: np.ndarray,
+    keep: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each item replaced by its translations (``targets`` of its ``slot`` where ``hit``, else
+    itself when ``keep``), with its page and position: one pass to count and one to write,
+    where numpy's repeat/cumsum/where over every item were ~2/3 of a translation (issue 28)."""
+    total = 0
+    for i in range(hashes.size):
+        if hit[i]:
+            total += starts[slot[i] + 1] - starts[slot[i]]
+        elif keep:
+            total += 1
+    out = np.empty(total, dtype=np.uint32)
+    out_pages = np.empty(total, dtype=np.int32)
+    source = np.empty(total, dtype=np.int64)
+    k = 0
+    for i in range(hashes.size):
+        if hit[i]:
+            for t in range(starts[slot[i]], starts[slot[i] + 1]):
+                out[k] = targets[t]
+                out_pages[k] = pages[i]
+                source[k] = i
+                k += 1
+        elif keep:
+            out[k] = hashes[i]
+            out_pages[k] = pages[i]
+            source[k] = i
+            k += 1
+    return out, out_pages, source
+
+
+def warm() -> None:
+    """Load (or compile) the kernel now, as ``bookdup.bitlcs.warm`` does for its own."""
+    slot = np.zeros(1, dtype=np.int64)
+    hashes = np.zeros(1, dtype=np.uint32)
+    _expand(hashes, np.zeros(1, np.int32), slot, slot == 0, np.arange(2), hashes, True)
 
 
 def in_lexicon(dictionary: Dictionary, hashes: np.ndarray) -> np.ndarray:
