@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 
 from bookdup.dictionary import Dictionary
 from bookdup.features import extract_features
-from bookdup.translate import hashed_lexicon, in_lexicon, translate_unique, translate_with_source
+from bookdup.translate import (
+    _lookup,
+    hashed_lexicon,
+    in_lexicon,
+    translate_unique,
+    translate_with_source,
+)
 from bookdup.uniquewords import word_hash
 from readers import iter_books
 from readers.dictionaries import load_dictionary
@@ -127,3 +133,26 @@ def test_translation_is_its_numpy_definition(
     got = translate_with_source(given_words, pages, lexicon, keep, hashes=hashes)
     for a, b in zip(want, got, strict=True):
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+_HASH = st.integers(0, (1 << 32) - 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.sets(_HASH, min_size=1, max_size=300),
+    picks=st.lists(st.tuples(st.integers(0, 299), st.integers(-1, 1)), max_size=60),
+    others=st.lists(_HASH, max_size=20),
+)
+def test_lookup_is_searchsorted(
+    keys: set[int], picks: list[tuple[int, int]], others: list[int]
+) -> None:
+    """Each hash's slot and hit are numpy's, for hashes at, beside and between the keys."""
+    sorted_keys = np.array(sorted(keys), dtype=np.uint32)  # a lexicon's keys
+    near = [int(sorted_keys[i % sorted_keys.size]) + d for i, d in picks]
+    wanted = [h for h in near if 0 <= h < 1 << 32] + others
+    hashes = np.array(wanted, dtype=np.uint32)
+    slot = np.minimum(np.searchsorted(sorted_keys, hashes), sorted_keys.size - 1)
+    got_slot, got_hit = _lookup(sorted_keys, hashes)
+    assert got_slot.tolist() == slot.tolist()
+    assert got_hit.tolist() == (sorted_keys[slot] == hashes).tolist()
