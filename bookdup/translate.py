@@ -7,9 +7,10 @@ Translations are hashed like book words (``bookdup.uniquewords.hash_words``) so 
 with the target book's unique-word hashes.
 
 The lexicon is turned once into sorted word-hash keys and grouped translation hashes (~0.2 s for
-280K entries), so a book is translated with a few numpy gathers instead of one dictionary lookup
-per word: the dedup job translates every query book once per target language and every
-candidate pair's book again, and per-word lookups made that its slowest step.
+280K entries), so a book is translated with two compiled passes (``_lookup``, ``_expand``)
+instead of one dictionary lookup per word: the dedup job translates every query book once per
+target language and every candidate pair's book again, and per-word lookups made that its
+slowest step.
 """
 
 from __future__ import annotations
