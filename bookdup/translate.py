@@ -7,9 +7,10 @@ Translations are hashed like book words (``bookdup.uniquewords.hash_words``) so 
 with the target book's unique-word hashes.
 
 The lexicon is turned once into sorted word-hash keys and grouped translation hashes (~0.2 s for
-280K entries), so a book is translated with a few numpy gathers instead of one dictionary lookup
-per word: the dedup job translates every query book once per target language and every
-candidate pair's book again, and per-word lookups made that its slowest step.
+280K entries), so a book is translated with two compiled passes (``_lookup``, ``_expand``)
+instead of one dictionary lookup per word: the dedup job translates every query book once per
+target language and every candidate pair's book again, and per-word lookups made that its
+slowest step.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
+from numba import njit
 
 from bookdup.dictionary import Dictionary
+from bookdup.sortkernel import _radix_argsort
 from bookdup.uniquewords import hash_words
 
 __all__ = [
@@ -30,6 +33,7 @@ __all__ = [
     "remember_hashed_lexicon",
     "translate_unique",
     "translate_with_source",
+    "warm",
 ]
 
 
@@ -141,8 +145,7 @@ def translate_with_source(
         if keep_untranslated:
             return hashes, pages, every
         return hashes[:0], pages[:0], every[:0]
-    slot = np.minimum(np.searchsorted(lex.keys, hashes), lex.keys.size - 1)
-    hit = lex.keys[slot] == hashes
+    slot, hit = _lookup(lex.keys, hashes)
     if words is not None:
         # A hash match is confirmed on the word, so no word borrows another's translations.
         candidates = np.flatnonzero(hit)
@@ -150,13 +153,88 @@ def translate_with_source(
         pairs = zip(entries, candidates.tolist(), strict=True)
         same = [dictionary.words[e] == words[i] for e, i in pairs]
         hit[candidates[~np.asarray(same, dtype=bool)]] = False
-    n = np.where(hit, lex.starts[slot + 1] - lex.starts[slot], 1 if keep_untranslated else 0)
-    source = np.repeat(np.arange(hashes.size), n)
-    within = np.arange(source.size) - np.repeat(np.cumsum(n) - n, n)
-    translated = hit[source]
-    target = np.where(translated, lex.starts[slot][source] + within, 0)
-    out = np.where(translated, lex.targets[target], hashes[source]).astype(np.uint32)
-    return out, pages[source], source.astype(np.int64)
+    return _expand(hashes, pages, slot, hit, lex.starts, lex.targets, keep_untranslated)
+
+
+@njit(cache=True, nogil=True)
+def _lookup(keys: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(slot, hit) of each of ``hashes`` in the sorted non-empty ``keys``: slot is
+    ``min(np.searchsorted(keys, hashes), keys.size - 1)``, hit whether ``keys[slot]`` is the
+    hash. The hashes are visited in sorted order (a radix argsort), each search galloping on
+    from the previous one's slot, so it stays in cache lines just read: a binary search of
+    each over the whole of a 60K-110K key lexicon missed the cache at most steps
+    (~2.8x as long on the real books, benchmarks/bench_translate.py)."""
+    n = hashes.size
+    slot = np.empty(n, dtype=np.int64)
+    hit = np.empty(n, dtype=np.bool_)
+    last = keys.size - 1
+    lo = 0  # first key >= the previous hash: no later (larger) hash lies before it
+    for i in _radix_argsort(hashes)[0]:
+        q = hashes[i]
+        if lo <= last and keys[lo] < q:
+            step = 1
+            hi = lo + 1
+            while hi <= last and keys[hi] < q:  # keys[lo] < q: double the step past it
+                lo = hi
+                step <<= 1
+                hi = lo + step
+            hi = min(hi, last + 1)
+            lo += 1
+            while lo < hi:  # the first key >= q lies in (lo, hi]
+                mid = (lo + hi) >> 1
+                if keys[mid] < q:
+                    lo = mid + 1
+                else:
+                    hi = mid
+        s = min(lo, last)
+        slot[i] = s
+        hit[i] = keys[s] == q
+    return slot, hit
+
+
+@njit(cache=True, nogil=True)
+def _expand(
+    hashes: np.ndarray,
+    pages: np.ndarray,
+    slot: np.ndarray,
+    hit: np.ndarray,
+    starts: np.ndarray,
+    targets: np.ndarray,
+    keep: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each item replaced by its translations (``targets`` of its ``slot`` where ``hit``, else
+    itself when ``keep``), with its page and position: one pass to count and one to write,
+    where numpy's repeat/cumsum/where over every item were ~2/3 of a translation (issue 28)."""
+    total = 0
+    for i in range(hashes.size):
+        if hit[i]:
+            total += starts[slot[i] + 1] - starts[slot[i]]
+        elif keep:
+            total += 1
+    out = np.empty(total, dtype=np.uint32)
+    out_pages = np.empty(total, dtype=np.int32)
+    source = np.empty(total, dtype=np.int64)
+    k = 0
+    for i in range(hashes.size):
+        if hit[i]:
+            for t in range(starts[slot[i]], starts[slot[i] + 1]):
+                out[k] = targets[t]
+                out_pages[k] = pages[i]
+                source[k] = i
+                k += 1
+        elif keep:
+            out[k] = hashes[i]
+            out_pages[k] = pages[i]
+            source[k] = i
+            k += 1
+    return out, out_pages, source
+
+
+def warm() -> None:
+    """Load (or compile) the kernels now, as ``bookdup.bitlcs.warm`` does for its own."""
+    hashes = np.zeros(1, dtype=np.uint32)
+    slot, hit = _lookup(hashes, hashes)
+    _expand(hashes, np.zeros(1, np.int32), slot, hit, np.arange(2), hashes, True)
 
 
 def in_lexicon(dictionary: Dictionary, hashes: np.ndarray) -> np.ndarray:
@@ -166,5 +244,4 @@ def in_lexicon(dictionary: Dictionary, hashes: np.ndarray) -> np.ndarray:
     hashes = np.asarray(hashes, dtype=np.uint32)
     if lex.keys.size == 0:
         return np.zeros(hashes.size, dtype=bool)
-    slot = np.minimum(np.searchsorted(lex.keys, hashes), lex.keys.size - 1)
-    return np.asarray(lex.keys[slot] == hashes)
+    return _lookup(lex.keys, hashes)[1]

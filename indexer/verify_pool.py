@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol, Self, TypeVar
 
-from bookdup import bitlcs, lcs, screenkernel, sortkernel
+from bookdup import bitlcs, lcs, screenkernel, sortkernel, translate
 from bookdup.compare import translated_first
 from bookdup.features import BookFeatures
 from bookdup.relate import PairPlan, VerifiedPair, verify_planned
@@ -246,6 +246,7 @@ class VerifyPool(Closing):
         lcs.warm()
         screenkernel.warm()
         sortkernel.warm()
+        translate.warm()
         pool = ProcessPoolExecutor(
             max_workers=1, initializer=init_worker, initargs=(os.getpid(), self.lexicons)
         )

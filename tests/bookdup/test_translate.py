@@ -5,10 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bookdup.dictionary import Dictionary
 from bookdup.features import extract_features
-from bookdup.translate import in_lexicon, translate_unique
+from bookdup.translate import (
+    _lookup,
+    hashed_lexicon,
+    in_lexicon,
+    translate_unique,
+    translate_with_source,
+)
 from bookdup.uniquewords import word_hash
 from readers import iter_books
 from readers.dictionaries import load_dictionary
@@ -60,3 +68,91 @@ def test_matches_word_by_word_lookup_on_freedict(gutenberg: Path) -> None:
     assert hashes.tolist() == _reference(words, dictionary)
     assert pages.size == hashes.size and np.all(np.diff(pages) >= 0)
     assert hashes.size > len(words)  # one-to-many: the lexicon has several senses per word
+
+
+def _numpy_translate(
+    words: list[str] | None,
+    pages: np.ndarray,
+    dictionary: Dictionary,
+    keep_untranslated: bool,
+    hashes: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``translate_with_source`` as numpy computed it before its expansion was compiled."""
+    lex = hashed_lexicon(dictionary)
+    hashes = np.asarray(hashes, dtype=np.uint32)
+    pages = np.asarray(pages, dtype=np.int32)
+    if lex.keys.size == 0 or hashes.size == 0:
+        every = np.arange(hashes.size, dtype=np.int64)
+        if keep_untranslated:
+            return hashes, pages, every
+        return hashes[:0], pages[:0], every[:0]
+    slot = np.minimum(np.searchsorted(lex.keys, hashes), lex.keys.size - 1)
+    hit = lex.keys[slot] == hashes
+    if words is not None:
+        candidates = np.flatnonzero(hit)
+        entries = lex.entries[slot[candidates]].tolist()
+        pairs = zip(entries, candidates.tolist(), strict=True)
+        same = [dictionary.words[e] == words[i] for e, i in pairs]
+        hit[candidates[~np.asarray(same, dtype=bool)]] = False
+    n = np.where(hit, lex.starts[slot + 1] - lex.starts[slot], 1 if keep_untranslated else 0)
+    source = np.repeat(np.arange(hashes.size), n)
+    within = np.arange(source.size) - np.repeat(np.cumsum(n) - n, n)
+    translated = hit[source]
+    target = np.where(translated, lex.starts[slot][source] + within, 0)
+    out = np.where(translated, lex.targets[target], hashes[source]).astype(np.uint32)
+    return out, pages[source], source.astype(np.int64)
+
+
+_VOCAB = ["a", "b", "ab", "ba", "abc", "könig", "nacht", "zz"]
+_INDEX = st.integers(0, len(_VOCAB) - 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    table=st.dictionaries(_INDEX, st.lists(_INDEX, min_size=1, max_size=4), max_size=6),
+    # each item: its word and the word its hash is taken from (another one: a hash hit that
+    # the word refutes, as a 32-bit collision would)
+    items=st.lists(st.tuples(_INDEX, _INDEX, st.integers(-5, 1 << 20)), max_size=12),
+    with_words=st.booleans(),
+    keep=st.booleans(),
+)
+def test_translation_is_its_numpy_definition(
+    table: dict[int, list[int]],
+    items: list[tuple[int, int, int]],
+    with_words: bool,
+    keep: bool,
+) -> None:
+    lexicon = Dictionary.from_mapping(
+        "en", "de", {_VOCAB[w]: [_VOCAB[t] for t in ts] for w, ts in table.items()}
+    )
+    words = [_VOCAB[w] for w, _, _ in items]
+    hashes = np.array([word_hash(_VOCAB[h]) for _, h, _ in items], dtype=np.uint32)
+    pages = np.array([p for _, _, p in items], dtype=np.int32)
+    given_words = words if with_words else None
+    want = _numpy_translate(given_words, pages, lexicon, keep, hashes)
+    got = translate_with_source(given_words, pages, lexicon, keep, hashes=hashes)
+    for a, b in zip(want, got, strict=True):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+_HASH = st.integers(0, (1 << 32) - 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.sets(_HASH, min_size=1, max_size=300),
+    picks=st.lists(st.tuples(st.integers(0, 299), st.integers(-1, 1)), max_size=60),
+    others=st.lists(_HASH, max_size=20),
+)
+def test_lookup_is_searchsorted(
+    keys: set[int], picks: list[tuple[int, int]], others: list[int]
+) -> None:
+    """Each hash's slot and hit are numpy's, for hashes at, beside and between the keys."""
+    sorted_keys = np.array(sorted(keys), dtype=np.uint32)  # a lexicon's keys
+    near = [int(sorted_keys[i % sorted_keys.size]) + d for i, d in picks]
+    wanted = [h for h in near if 0 <= h < 1 << 32] + others
+    hashes = np.array(wanted, dtype=np.uint32)
+    slot = np.minimum(np.searchsorted(sorted_keys, hashes), sorted_keys.size - 1)
+    got_slot, got_hit = _lookup(sorted_keys, hashes)
+    assert got_slot.tolist() == slot.tolist()
+    assert got_hit.tolist() == (sorted_keys[slot] == hashes).tolist()
