@@ -13,14 +13,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["bitset_rows", "sorted_groups", "warm"]
+__all__ = ["bitset_rows", "radix_argsort", "sorted_groups", "warm"]
 
 _DIGIT = 11  # bits a radix pass sorts on: three passes cover 32 bits
 _RADIX = 1 << _DIGIT
 
 
 @njit(cache=True, nogil=True)
-def _radix_argsort(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def radix_argsort(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(stable argsort of the uint32 ``hashes`` as int32, the hashes in that order)."""
     n = hashes.size
     counts = np.zeros((3, _RADIX), dtype=np.int64)
@@ -60,7 +60,7 @@ def sorted_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     distinct values, where each value's positions begin in ``order`` (values.size + 1 of
     them, the last the item count) and each value's first position. The indices are int32
     (a sequence has far fewer than 2^31 items): half the bytes of a cached entry."""
-    order, ordered = _radix_argsort(hashes)
+    order, ordered = radix_argsort(hashes)
     n = ordered.size
     distinct = 1 if n else 0
     for i in range(1, n):

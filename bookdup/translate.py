@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from bookdup.dictionary import Dictionary
-from bookdup.sortkernel import _radix_argsort
+from bookdup.sortkernel import radix_argsort
 from bookdup.uniquewords import hash_words
 
 __all__ = [
@@ -169,7 +169,7 @@ def _lookup(keys: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarra
     hit = np.empty(n, dtype=np.bool_)
     last = keys.size - 1
     lo = 0  # first key >= the previous hash: no later (larger) hash lies before it
-    for i in _radix_argsort(hashes)[0]:
+    for i in radix_argsort(hashes)[0]:
         q = hashes[i]
         if lo <= last and keys[lo] < q:
             step = 1
