@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,6 @@ from bookdup.dictionary import Dictionary
 from bookdup.features import extract_features
 from bookdup.translate import (
     _lookup,
-    hashed_lexicon,
     in_lexicon,
     translate_unique,
     translate_with_source,
@@ -20,6 +20,9 @@ from bookdup.translate import (
 from bookdup.uniquewords import word_hash
 from readers import iter_books
 from readers.dictionaries import load_dictionary
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_translate import numpy_translate  # noqa: E402  (the numpy definition before)
 
 LEX = Dictionary.from_mapping(
     "en", "de", {"king": ["könig"], "night": ["nacht", "abend"], "sword": ["schwert"]}
@@ -70,39 +73,6 @@ def test_matches_word_by_word_lookup_on_freedict(gutenberg: Path) -> None:
     assert hashes.size > len(words)  # one-to-many: the lexicon has several senses per word
 
 
-def _numpy_translate(
-    words: list[str] | None,
-    pages: np.ndarray,
-    dictionary: Dictionary,
-    keep_untranslated: bool,
-    hashes: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``translate_with_source`` as numpy computed it before its expansion was compiled."""
-    lex = hashed_lexicon(dictionary)
-    hashes = np.asarray(hashes, dtype=np.uint32)
-    pages = np.asarray(pages, dtype=np.int32)
-    if lex.keys.size == 0 or hashes.size == 0:
-        every = np.arange(hashes.size, dtype=np.int64)
-        if keep_untranslated:
-            return hashes, pages, every
-        return hashes[:0], pages[:0], every[:0]
-    slot = np.minimum(np.searchsorted(lex.keys, hashes), lex.keys.size - 1)
-    hit = lex.keys[slot] == hashes
-    if words is not None:
-        candidates = np.flatnonzero(hit)
-        entries = lex.entries[slot[candidates]].tolist()
-        pairs = zip(entries, candidates.tolist(), strict=True)
-        same = [dictionary.words[e] == words[i] for e, i in pairs]
-        hit[candidates[~np.asarray(same, dtype=bool)]] = False
-    n = np.where(hit, lex.starts[slot + 1] - lex.starts[slot], 1 if keep_untranslated else 0)
-    source = np.repeat(np.arange(hashes.size), n)
-    within = np.arange(source.size) - np.repeat(np.cumsum(n) - n, n)
-    translated = hit[source]
-    target = np.where(translated, lex.starts[slot][source] + within, 0)
-    out = np.where(translated, lex.targets[target], hashes[source]).astype(np.uint32)
-    return out, pages[source], source.astype(np.int64)
-
-
 _VOCAB = ["a", "b", "ab", "ba", "abc", "könig", "nacht", "zz"]
 _INDEX = st.integers(0, len(_VOCAB) - 1)
 
@@ -129,7 +99,7 @@ def test_translation_is_its_numpy_definition(
     hashes = np.array([word_hash(_VOCAB[h]) for _, h, _ in items], dtype=np.uint32)
     pages = np.array([p for _, _, p in items], dtype=np.int32)
     given_words = words if with_words else None
-    want = _numpy_translate(given_words, pages, lexicon, keep, hashes)
+    want = numpy_translate(given_words, pages, lexicon, keep, hashes=hashes)
     got = translate_with_source(given_words, pages, lexicon, keep, hashes=hashes)
     for a, b in zip(want, got, strict=True):
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
