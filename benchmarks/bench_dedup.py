@@ -87,8 +87,10 @@ class CandidateRecorder:
             plan = plan.screened() if plan is not None else None
             if plan is None or plan.dictionary is None or plan.screen_z is None:
                 out.add((a, b))  # nothing to screen: verified in full
-            elif screen_features(feats[a], feats[b], dictionary=plan.dictionary) >= plan.screen_z:
-                out.add((a, b))
+            else:
+                z = plan.screen_z
+                if screen_features(feats[a], feats[b], dictionary=plan.dictionary, at_least=z) >= z:
+                    out.add((a, b))
         return out
 
 

@@ -47,11 +47,18 @@ def translated_first(fa: BookFeatures, fb: BookFeatures, dictionary: Dictionary 
     return fb.language != dictionary.source
 
 
-def screen_features(fa: BookFeatures, fb: BookFeatures, *, dictionary: Dictionary) -> float:
-    """The order screen of a translated pair (``bookdup.verify.order_screen``), the book in
-    the lexicon's source language translated whichever argument it is."""
+def screen_features(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    *,
+    dictionary: Dictionary,
+    at_least: float | None = None,
+) -> float:
+    """The order screen of a translated pair (``bookdup.verify.order_screen``: with
+    ``at_least``, a z surely under it may be a bound), the book in the lexicon's source
+    language translated whichever argument it is."""
     x, y = (fa, fb) if translated_first(fa, fb, dictionary) else (fb, fa)
-    return order_screen(x, y, dictionary)
+    return order_screen(x, y, dictionary, at_least=at_least)
 
 
 def verify_features(

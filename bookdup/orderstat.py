@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 __all__ = [
     "FINITE_N_MEAN",
@@ -57,32 +58,66 @@ TW_SD = 0.9018
 FINITE_N_MEAN = 0.5
 
 
-@lru_cache(maxsize=1 << 16)
-def lis_null_mean(n: int) -> float:
-    """Expected LIS of a uniform random permutation of ``n`` (BDJ asymptotics, exact at 0, 1)."""
+@njit(cache=True)
+def null_mean(n: float) -> float:
+    """``lis_null_mean``, compiled (the kernels' and, cached, Python's)."""
     if n <= 1:
         return float(n)
     return max(1.0, 2.0 * math.sqrt(n) + TW_MEAN * n ** (1.0 / 6.0) + FINITE_N_MEAN)
 
 
+@njit(cache=True)
+def null_sd(n: int) -> float:
+    """``lis_null_sd``, compiled."""
+    return max(0.5, TW_SD * max(n, 1) ** (1.0 / 6.0))
+
+
+@njit(cache=True)
+def null_n(mean: float) -> int:
+    """``_effective_n``, compiled."""
+    lo, hi = 1, max(4, math.ceil(mean * mean))
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if null_mean(mid) < mean:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def z_at(lcs: int, mean: float) -> float:
+    """z of ``lcs`` against a null of ``mean``, whose sd is the Tracy–Widom one there."""
+    return (lcs - mean) / null_sd(null_n(mean))
+
+
+@njit(cache=True)
+def sequential_error(sd: float, k: int, shuffles: int, sigmas: float) -> float:
+    """How far the mean of all ``shuffles`` may plausibly lie from that of the first ``k``:
+    ``sigmas`` standard errors of the estimate plus the spread of the ``shuffles`` - k to
+    come, each with the null's ``sd`` (``sequential_evidence``; the screen's kernel)."""
+    rest = (shuffles - k) / shuffles
+    return sigmas * sd * math.sqrt(rest * rest / k + rest / shuffles)
+
+
+# The Python API over the compiled definitions, cached: the kernels and Python read one formula.
+@lru_cache(maxsize=1 << 16)
+def lis_null_mean(n: int) -> float:
+    """Expected LIS of a uniform random permutation of ``n`` (BDJ asymptotics, exact at 0, 1)."""
+    return float(null_mean(n))
+
+
 @lru_cache(maxsize=1 << 16)
 def lis_null_sd(n: int) -> float:
     """Standard deviation of that LIS (Tracy–Widom scale n^(1/6)); at least 0.5 for tiny n."""
-    return max(0.5, TW_SD * max(n, 1) ** (1.0 / 6.0))
+    return float(null_sd(n))
 
 
 @lru_cache(maxsize=1 << 16)
 def _effective_n(mean: float) -> int:
     """The smallest permutation size whose expected LIS reaches ``mean`` (inverse of
     ``lis_null_mean``, which is non-decreasing): a bisection over the integers."""
-    lo, hi = 1, max(4, math.ceil(mean * mean))
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if lis_null_mean(mid) < mean:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return int(null_n(mean))
 
 
 @dataclass(frozen=True)
@@ -200,10 +235,6 @@ class SequentialEvidence:
     mean_low: float
 
 
-def _z_at(lcs: int, mean: float) -> float:
-    return (lcs - mean) / lis_null_sd(_effective_n(mean))
-
-
 def sequential_evidence(
     lcs: int,
     n: int,
@@ -240,10 +271,9 @@ def sequential_evidence(
         sd = lis_null_sd(_effective_n(mean))
         if k > 1:
             sd = max(sd, float(np.std(values, ddof=1)))
-        rest = (shuffles - k) / shuffles
-        error = sigmas * sd * math.sqrt(rest * rest / k + rest / shuffles)
+        error = sequential_error(sd, k, shuffles, sigmas)
         low, high = max(mean - error, floor), max(mean + error, floor)
-        z_low, z_high = sorted((_z_at(lcs, low), _z_at(lcs, high)))
+        z_low, z_high = sorted((z_at(lcs, low), z_at(lcs, high)))
         if z_high < below and k >= min_below:
             return SequentialEvidence(calibrated(lcs, n, values), "below", low)
         if z_low >= above:

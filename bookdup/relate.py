@@ -187,7 +187,7 @@ def verify_planned(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> Verified
     if (
         screen is not None
         and lexicon is not None
-        and screen_features(a, b, dictionary=lexicon) < screen
+        and screen_features(a, b, dictionary=lexicon, at_least=screen) < screen
     ):
         return None
     verification = verify_features(

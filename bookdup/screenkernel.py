@@ -10,12 +10,21 @@ arithmetic as the Python path (``verify._shared_indices``, ``verify._restrict``,
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple, Protocol
 
 import numpy as np
 from numba import njit
 
 from bookdup.bitlcs import _popcount, _rows, _step, _zeros
+from bookdup.orderstat import (
+    SEQUENTIAL_SIGMAS,
+    null_mean,
+    null_n,
+    null_sd,
+    sequential_error,
+    z_at,
+)
 from bookdup.seededperm import permutations
 
 __all__ = ["Sorted", "restricted", "screen_lcs", "shared", "warm"]
@@ -197,11 +206,14 @@ def _screen(
     a: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     b: tuple[np.ndarray, np.ndarray, np.ndarray],
     shuffles: int,
+    at_least: float,
+    sigmas: float,
 ) -> tuple[int, int, np.ndarray]:
     """(|LCS|, shared items, the shuffles' |LCS|), |LCS| -1 where ``screen_lcs`` gives None;
     each side as (values, order, starts[, groups]) (``Sorted``). One call from Python where
     there were three (each ~1 µs of argument checks); the shuffles read x's runs in place
-    (copying them into a stream cost more than the indirection)."""
+    (copying them into a stream cost more than the indirection). Fewer shuffles when z is
+    surely under ``at_least`` (``screen_lcs``)."""
     values_a, order_a, starts_a, groups_a = a
     values_b, order_b, starts_b = b
     ia, ib = shared(values_a, values_b)
@@ -223,23 +235,43 @@ def _screen(
         return -1, k, none
     whole = np.zeros(1, dtype=np.int64)  # x in its order: one run of all its items
     lcs = _stream_lcs(rows, distinct, cx, whole, np.full(1, cx.size), whole)
+    out = np.empty(shuffles, dtype=np.int64)
+    floor = null_mean(k)
+    if z_at(lcs, floor) < at_least:  # exact: the null's mean is at least the floor
+        return lcs, k, out[:0]
     # verify._RestrictedLcs.seed's generator
     perms = permutations(lcs * 7919 + k, first.size, shuffles)
-    out = np.empty(shuffles, dtype=np.int64)
     order = np.empty(first.size, dtype=np.int64)
     for s in range(shuffles):
         for t in range(first.size):
             order[perms[s, t]] = t
         out[s] = _stream_lcs(rows, distinct, cx, first, length, order)
+        if s == 0 and shuffles > 1:  # sequential_evidence's first look
+            mean = max(float(out[0]), floor)
+            low = max(mean - sequential_error(null_sd(null_n(mean)), 1, shuffles, sigmas), floor)
+            if z_at(lcs, low) < at_least:
+                return lcs, k, out[:1]
     return lcs, k, out
 
 
-def screen_lcs(a: Sorted, b: Sorted, shuffles: int) -> tuple[int, int, list[int]] | None:
+def screen_lcs(
+    a: Sorted, b: Sorted, shuffles: int, at_least: float | None = None
+) -> tuple[int, int, list[int]] | None:
     """(|LCS|, shared items, the shuffles' |LCS|) of the screen, as ``verify`` computes
     them; None when x's groups do not come in ascending runs or there are fewer than two
-    items (the Python path takes those)."""
+    items (the Python path takes those).
+
+    With ``at_least``, the shuffles stop once the screen's z is below it: none when even the
+    distinct-item null (the lowest the mean can be) gives less; one when
+    ``orderstat.sequential_evidence``'s rule, after one, says "below". Most screened pairs
+    are unrelated, and their |LCS| is their shuffles'."""
+    bound = -math.inf if at_least is None else at_least
     lcs, shared, values = _screen(
-        (a.values, a.order, a.starts, a.groups), (b.values, b.order, b.starts), shuffles
+        (a.values, a.order, a.starts, a.groups),
+        (b.values, b.order, b.starts),
+        shuffles,
+        bound,
+        SEQUENTIAL_SIGMAS,
     )
     return None if lcs < 0 else (lcs, shared, values.tolist())
 

@@ -43,9 +43,11 @@ from bookdup.orderstat import (
     OrderEvidence,
     SequentialEvidence,
     calibrated,
+    lis_null_mean,
     order_evidence,
     sequential_evidence,
     shuffled_evidence,
+    z_at,
 )
 from bookdup.scores import cs, its, min_lcs_for_cs, min_lcs_for_its
 from bookdup.screenkernel import restricted, screen_lcs, shared
@@ -578,21 +580,30 @@ SCREEN_SHUFFLES = 2
 
 
 def order_screen(
-    fa: HasUnique, fb: HasUnique, dictionary: Dictionary, shuffles: int = SCREEN_SHUFFLES
+    fa: HasUnique,
+    fb: HasUnique,
+    dictionary: Dictionary,
+    shuffles: int = SCREEN_SHUFFLES,
+    at_least: float | None = None,
 ) -> float:
     """The whole pair's order z against a null of ``shuffles`` shuffles: the cheap half of a
     translated verification (no window scan, no verbatim-run mask; ~2 ms against ~7), which
     tells a candidate's translation apart from books that merely share its words.
 
     fa is translated into fb's language, as ``verify_pair`` does. A screen, not a decision:
-    the pairs it passes are verified in full.
+    the pairs it passes are verified in full. With ``at_least`` (the screen's threshold) a z
+    surely below it may come back as a bound under it, from fewer shuffles
+    (``screenkernel.screen_lcs``).
     """
     ua, ub, lexicon = _translated_view(fa.unique, fb.unique, dictionary)
     a, b = _prepare(ua, lexicon), _prepare(ub, None)
-    counted = screen_lcs(a, b, shuffles)
+    counted = screen_lcs(a, b, shuffles, at_least)
     if counted is None:
         return _order_screen_python(a, b, shuffles)
-    return calibrated(*counted).z
+    lcs, shared, values = counted
+    if not values:  # under at_least with the lowest null the mean can have
+        return z_at(lcs, lis_null_mean(shared))
+    return calibrated(lcs, shared, values).z
 
 
 def _order_screen_python(a: _Prepared, b: _Prepared, shuffles: int) -> float:

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from bookdup import verify as V
 from bookdup.compare import translated_first
-from bookdup.orderstat import calibrated
+from bookdup.orderstat import calibrated, lis_null_mean, z_at
+from bookdup.relate import SCREEN_Z
 from bookdup.screenkernel import restricted, screen_lcs, shared
 from bookdup.uniquewords import UniqueWords
 from tests.indexer.verify_cases import needs_lexicon, planned_pairs
@@ -124,6 +125,37 @@ def test_the_screen_of_a_distinct_y_equals_the_numpy_one(
     assert screen_lcs(narrow[0], narrow[1], k) == counted
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 120), min_size=0, max_size=400),
+    st.lists(st.integers(0, 120), min_size=0, max_size=300),
+    st.integers(1, 4),
+    st.floats(-2.0, 10.0),
+)
+def test_a_screen_with_a_threshold_stops_only_below_it(
+    x: list[int], y: list[int], k: int, at_least: float
+) -> None:
+    """Its shuffles are the first of the full screen's; all of them whenever it goes on, so
+    the same z; when it stops early, what ``order_screen`` returns is under the threshold,
+    and with no shuffle at all the full z is too (the floor bounds the null's mean)."""
+    a, b = _prepared(x), _prepared(y)
+    full = screen_lcs(a, b, k)
+    early = screen_lcs(a, b, k, at_least)
+    if full is None:
+        assert early is None
+        return
+    assert early is not None and early[:2] == full[:2]
+    lcs, n, values = early
+    assert values == full[2][: len(values)]
+    if len(values) == k:
+        return
+    if not values:
+        assert z_at(lcs, lis_null_mean(n)) < at_least
+        assert calibrated(*full).z < at_least
+    else:
+        assert len(values) == 1 and calibrated(lcs, n, values).z < at_least
+
+
 @needs_lexicon
 def test_the_compiled_screen_equals_the_numpy_one_on_real_translations() -> None:
     screened = 0
@@ -134,8 +166,9 @@ def test_the_compiled_screen_equals_the_numpy_one_on_real_translations() -> None
         ux, uy, lexicon = V._translated_view(x.unique, y.unique, plan.dictionary)
         a, b = V._prepare(ux, lexicon), V._prepare(uy, None)
         assert screen_lcs(a, b, V.SCREEN_SHUFFLES) is not None  # the compiled path ran
-        assert V.order_screen(x, y, plan.dictionary) == V._order_screen_python(
-            a, b, V.SCREEN_SHUFFLES
-        )
+        full = V.order_screen(x, y, plan.dictionary)
+        assert full == V._order_screen_python(a, b, V.SCREEN_SHUFFLES)
+        early = V.order_screen(x, y, plan.dictionary, at_least=SCREEN_Z)
+        assert (early >= SCREEN_Z) == (full >= SCREEN_Z)
         screened += 1
     assert screened == 2  # the German Alice against the English one and against Frankenstein
