@@ -147,6 +147,10 @@ def candidates(kept: dict[str, dict[str, int]]) -> set[tuple[str, str]]:
     return {(min(a, b), max(a, b)) for a, hits in kept.items() for b in hits}
 
 
+#: OVERLAPPING_TEXT pairs found per design over every set (the RESULT line's)
+OVERLAPS_FOUND: dict[str, int] = defaultdict(int)
+
+
 def report(
     name: str, keys: float, hits: float, cand: set[tuple[str, str]], truth: list[Pair], n_books: int
 ) -> None:
@@ -157,6 +161,7 @@ def report(
         by_class[relation][0] += (min(a, b), max(a, b)) in cand
         by_class[relation][1] += 1
     unrelated = len(cand - related) / n_books
+    OVERLAPS_FOUND[name] += by_class["OVERLAPPING_TEXT"][0]
     classes = " ".join(f"{c[:4]} {f}/{t}" for c, (f, t) in sorted(by_class.items()))
     print(
         f"  {name:48} keys/book {keys:5.0f} hits/query {hits:5.1f} pairs/book"
@@ -191,6 +196,12 @@ def main() -> None:
                 if r == "OVERLAPPING_TEXT" and (min(a, b), max(a, b)) in c2 - c1
             )
             print(f"    OVERLAPPING_TEXT found by the second only: {lifted}", flush=True)
+    today = next(iter(DESIGNS))
+    best = max(OVERLAPS_FOUND, key=lambda name: OVERLAPS_FOUND[name])
+    print(
+        f"RESULT sets={len(args.sets)} overlaps_found_today={OVERLAPS_FOUND[today]}"
+        f" overlaps_found_best={OVERLAPS_FOUND[best]}"
+    )
 
 
 if __name__ == "__main__":
