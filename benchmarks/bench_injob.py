@@ -96,6 +96,7 @@ class RecordingVerifier:
         self.batches: list[Batch] = []
         self.first: float | None = None
         self.last = 0.0
+        self.started = self.ended = 0.0  # the whole run's (`record_job`)
         self.fallbacks = 0  # read by the job once closed
 
     def submit(self, planned: Sequence[Planned]) -> Pending:
@@ -140,7 +141,9 @@ def record_job(
         wall = time.monotonic() - started
     finally:
         indexer.dedup_job.open_verifier = opened
-    return summary, wall, recorders[0]
+    recorder = recorders[0]
+    recorder.started, recorder.ended = started, started + wall
+    return summary, wall, recorder
 
 
 def _children_cpu() -> float:
@@ -229,7 +232,9 @@ def main() -> None:
     print(
         "job timings: "
         + " ".join(f"{k}={v:.1f}" for k, v in t.items() if k != "pairs_verified_per_s")
-        + f" span_s={rec.span:.1f} dedup_wall_s={dedup_s:.1f}",
+        + f" span_s={rec.span:.1f} dedup_wall_s={dedup_s:.1f}"
+        f" before_first_batch_s={(rec.first or rec.started) - rec.started:.1f}"
+        f" after_last_batch_s={rec.ended - rec.last:.1f}",
         flush=True,
     )
     warm(batches)
@@ -248,6 +253,7 @@ def main() -> None:
                 kinds[name] = n / seconds
                 print(f"isolated {args.workers} workers, {name} only: {n} pairs, {seconds:.1f} s")
     same = iso2 == job and iso1 == job
+    cores = max(1, args.workers)  # busy: the workers' CPU over what their span could hold
     injob = pairs / max(rec.span, 1e-9)
     whole = pairs / dedup_s
     iso2_rate, iso1_rate = pairs / iso2_s, pairs / iso1_s
@@ -262,6 +268,8 @@ def main() -> None:
         f"ratio_dedup_pct={100 * whole / iso2_rate:.1f} "
         f"injob_workers_cpu_s={t.get('workers_cpu_s', 0.0):.1f} "
         f"isolated2_workers_cpu_s={iso2_cpu:.1f} isolated1_cpu_s={iso1_cpu:.1f} "
+        f"injob_workers_busy_pct={100 * t.get('workers_cpu_s', 0.0) / (cores * rec.span):.1f} "
+        f"isolated2_workers_busy_pct={100 * iso2_cpu / (cores * iso2_s):.1f} "
         f"driver_cpu_s={t.get('driver_cpu_s', 0.0):.1f} node_cpu_s={t.get('node_cpu_s', 0.0):.1f} "
         f"same_decisions={int(same)}"
     )
