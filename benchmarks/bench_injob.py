@@ -205,23 +205,15 @@ def only(batches: Sequence[Batch], kind: bool) -> Iterator[list[Planned]]:
             yield part
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--index-prefix", required=True, help="an indexed collection")
-    parser.add_argument("--workers", type=int, default=2, help="the job's verification pool")
-    parser.add_argument(
-        "--no-kinds", action="store_true", help="skip the replays of each kind alone"
-    )
-    args = parser.parse_args()
-    client = connect(ConnectionSettings.from_env(timeout=300))
-    names = IndexNames(args.index_prefix)
-    params = DedupParams(verify_workers=args.workers)
-    summary, dedup_s, rec = record_job(client, names, params)
+def compare(
+    summary: DedupSummary, dedup_s: float, rec: RecordingVerifier, workers: int, kinds: bool
+) -> dict[str, float]:
+    """The recorded job's pairs replayed in isolation (`replay`): the figures of the
+    ``RESULT`` line, by name (progress printed on the way)."""
     t = summary.timings
     batches = [b for b in rec.batches if b.planned]
     pairs = sum(len(b.planned) for b in batches)
     n_screened = sum(1 for b in batches for p in b.planned if screened(p))
-    job = [b.decisions for b in batches]
     print(
         f"job: books={summary.books} batches={len(batches)} pairs={pairs} "
         f"full={pairs - n_screened} screened={n_screened} "
@@ -239,40 +231,66 @@ def main() -> None:
     )
     warm(batches)
     planned = [b.planned for b in batches]
-    iso2_s, iso2_cpu, iso2 = replay(planned, args.workers, rec.lexicons)
-    print(f"isolated {args.workers} workers: {iso2_s:.1f} s, workers cpu {iso2_cpu:.1f} s")
-    iso1_s, iso1_cpu, iso1 = replay(planned, 1, rec.lexicons)
-    print(f"isolated 1 worker (in-process): {iso1_s:.1f} s, cpu {iso1_cpu:.1f} s", flush=True)
-    kinds = {}
-    if not args.no_kinds:
-        for kind, name in ((False, "full"), (True, "screened")):
-            part = list(only(batches, kind))
-            n = sum(len(p) for p in part)
-            if n:
-                seconds = replay(part, args.workers, rec.lexicons)[0]
-                kinds[name] = n / seconds
-                print(f"isolated {args.workers} workers, {name} only: {n} pairs, {seconds:.1f} s")
-    same = iso2 == job and iso1 == job
-    cores = max(1, args.workers)  # busy: the workers' CPU over what their span could hold
-    injob = pairs / max(rec.span, 1e-9)
-    whole = pairs / dedup_s
-    iso2_rate, iso1_rate = pairs / iso2_s, pairs / iso1_s
-    print(
-        f"RESULT prefix={args.index_prefix} pairs={pairs} pairs_full={pairs - n_screened} "
-        f"pairs_screened={n_screened} dedup_s={dedup_s:.1f} verify_span_s={rec.span:.1f} "
-        f"job_verify_timer_s={t.get('verify_s', 0.0):.1f} "
-        f"injob_pairs_per_s={injob:.1f} injob_pairs_per_dedup_s={whole:.1f} "
-        f"isolated2_pairs_per_s={iso2_rate:.1f} isolated1_pairs_per_s={iso1_rate:.1f} "
-        + "".join(f"isolated2_{k}_pairs_per_s={v:.1f} " for k, v in kinds.items())
-        + f"ratio_span_pct={100 * injob / iso2_rate:.1f} "
-        f"ratio_dedup_pct={100 * whole / iso2_rate:.1f} "
-        f"injob_workers_cpu_s={t.get('workers_cpu_s', 0.0):.1f} "
-        f"isolated2_workers_cpu_s={iso2_cpu:.1f} isolated1_cpu_s={iso1_cpu:.1f} "
-        f"injob_workers_busy_pct={100 * t.get('workers_cpu_s', 0.0) / (cores * rec.span):.1f} "
-        f"isolated2_workers_busy_pct={100 * iso2_cpu / (cores * iso2_s):.1f} "
-        f"driver_cpu_s={t.get('driver_cpu_s', 0.0):.1f} node_cpu_s={t.get('node_cpu_s', 0.0):.1f} "
-        f"same_decisions={int(same)}"
+    pool_s, pool_cpu, pool = replay(planned, workers, rec.lexicons)
+    print(f"isolated {workers} workers: {pool_s:.1f} s, workers cpu {pool_cpu:.1f} s")
+    one_s, one_cpu, one = replay(planned, 1, rec.lexicons)
+    print(f"isolated 1 worker (in-process): {one_s:.1f} s, cpu {one_cpu:.1f} s", flush=True)
+    w = f"isolated{workers}"
+    out = {
+        "pairs": pairs,
+        "pairs_full": pairs - n_screened,
+        "pairs_screened": n_screened,
+        "dedup_s": dedup_s,
+        "verify_span_s": rec.span,
+        "job_verify_timer_s": t.get("verify_s", 0.0),
+        "injob_pairs_per_s": pairs / max(rec.span, 1e-9),
+        "injob_pairs_per_dedup_s": pairs / dedup_s,
+        f"{w}_pairs_per_s": pairs / pool_s,
+        "isolated1_pairs_per_s": pairs / one_s,
+    }
+    for kind, name in ((False, "full"), (True, "screened")) if kinds else ():
+        part = list(only(batches, kind))
+        n = sum(len(p) for p in part)
+        if n:
+            seconds = replay(part, workers, rec.lexicons)[0]
+            out[f"{w}_{name}_pairs_per_s"] = n / seconds
+            print(f"isolated {workers} workers, {name} only: {n} pairs, {seconds:.1f} s")
+    job = [b.decisions for b in batches]
+    cores = max(1, workers)  # busy: the workers' CPU over what their span could hold
+    return out | {
+        "ratio_span_pct": 100 * out["injob_pairs_per_s"] / out[f"{w}_pairs_per_s"],
+        "ratio_dedup_pct": 100 * out["injob_pairs_per_dedup_s"] / out[f"{w}_pairs_per_s"],
+        "injob_workers_cpu_s": t.get("workers_cpu_s", 0.0),
+        f"{w}_workers_cpu_s": pool_cpu,
+        "isolated1_cpu_s": one_cpu,
+        "injob_workers_busy_pct": 100 * t.get("workers_cpu_s", 0.0) / (cores * rec.span),
+        f"{w}_workers_busy_pct": 100 * pool_cpu / (cores * pool_s),
+        "driver_cpu_s": t.get("driver_cpu_s", 0.0),
+        "node_cpu_s": t.get("node_cpu_s", 0.0),
+        "same_decisions": int(pool == job and one == job),
+    }
+
+
+def result_fields(figures: dict[str, float]) -> str:
+    """``name=value`` pairs: counts as integers, the rest to one decimal."""
+    return " ".join(
+        f"{k}={v}" if isinstance(v, int) else f"{k}={v:.1f}" for k, v in figures.items()
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--index-prefix", required=True, help="an indexed collection")
+    parser.add_argument("--workers", type=int, default=2, help="the job's verification pool")
+    parser.add_argument(
+        "--no-kinds", action="store_true", help="skip the replays of each kind alone"
+    )
+    args = parser.parse_args()
+    client = connect(ConnectionSettings.from_env(timeout=300))
+    params = DedupParams(verify_workers=args.workers)
+    summary, dedup_s, rec = record_job(client, IndexNames(args.index_prefix), params)
+    figures = compare(summary, dedup_s, rec, args.workers, not args.no_kinds)
+    print(f"RESULT prefix={args.index_prefix} {result_fields(figures)}")
 
 
 if __name__ == "__main__":
