@@ -8,7 +8,7 @@ this process and index size per book; a scaling curve when several sizes are giv
 
 With ``--isolated-verify`` the pairs each dedup verified are then verified again in isolation
 and compared with the job's throughput (`bench_injob.compare`: in-job verification against the
-isolated kernel, issue 28's 60 % target).
+isolated kernel, issue 28's 60 % target); the peak memory then counts the replay's too.
 
 Needs a running node (ELASTICSEARCH_URL, default http://127.0.0.1:9200). Ends with one line
 ``RESULT …`` for the largest size.
@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_injob import compare, record_job
+from bench_injob import compare, record_job, result_fields
 from quick import add_quick, parse_args
 
 import store.candidates
@@ -237,7 +237,7 @@ def main() -> None:
         f"screened_pairs={last['screened_pairs']} screened_out={last['screened_out']} "
         f"precision={last['precision']:.3f} recall={last['recall']:.3f} "
         f"index_kb_per_book={last['index_kb_per_book']:.1f} peak_mb={peak_mb:.0f}"
-        + "".join(f" {k}={last[k]:.1f}" for k in INJOB_RESULT if k in last)
+        + "".join(f" {result_fields({k: last[k]})}" for k in INJOB_RESULT if k in last)
     )
 
 
