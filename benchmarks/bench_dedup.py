@@ -6,6 +6,10 @@ this process and index size per book; a scaling curve when several sizes are giv
 
     python benchmarks/bench_dedup.py --books 1000 3000 10000 --words-min 50000 --words-max 100000
 
+With ``--isolated-verify`` the pairs each dedup verified are then verified again in isolation
+and compared with the job's throughput (`bench_injob.compare`: in-job verification against the
+isolated kernel, issue 28's 60 % target); the peak memory then counts the replay's too.
+
 Needs a running node (ELASTICSEARCH_URL, default http://127.0.0.1:9200). Ends with one line
 ``RESULT …`` for the largest size.
 """
@@ -18,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_injob import compare, record_job, result_fields
 from quick import add_quick, parse_args
 
 import store.candidates
@@ -35,6 +40,15 @@ from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 
 _CANDIDATES = store.candidates.CandidateSearcher.screened_candidates
+#: `bench_injob.compare`'s figures that the RESULT line carries (``--isolated-verify``).
+INJOB_RESULT = (
+    "injob_pairs_per_s",
+    "isolated2_pairs_per_s",
+    "isolated1_pairs_per_s",
+    "ratio_span_pct",
+    "ratio_dedup_pct",
+    "same_decisions",
+)
 
 
 class CandidateRecorder:
@@ -94,7 +108,14 @@ class CandidateRecorder:
         return out
 
 
-def run_size(n_books: int, words: tuple[int, int], workdir: Path, seed: int) -> dict[str, float]:
+def run_size(
+    n_books: int,
+    words: tuple[int, int],
+    workdir: Path,
+    seed: int,
+    prefix: str = "bench",
+    isolated: bool = False,
+) -> dict[str, float]:
     out = workdir / f"corpus-{n_books}-{words[0]}-{words[1]}-s{seed}"
     t0 = time.monotonic()
     if not (out / "ground_truth.jsonl").exists():  # a kept --workdir reuses its corpora
@@ -106,15 +127,20 @@ def run_size(n_books: int, words: tuple[int, int], workdir: Path, seed: int) -> 
         )
     gen_s = time.monotonic() - t0
     client = connect(ConnectionSettings.from_env(timeout=300))
-    names = IndexNames(f"bench-{n_books}")
+    names = IndexNames(f"{prefix}-{n_books}")
     drop_indices(client, names)
     t0 = time.monotonic()
     index = run_index(client, names, [out / "books"])
     index_s = time.monotonic() - t0
     recorder = CandidateRecorder()
     t0 = time.monotonic()
-    dedup = run_dedup(client, names)
+    if isolated:
+        params = DedupParams()
+        dedup, _, verifier = record_job(client, names, params)
+    else:
+        dedup = run_dedup(client, names)
     dedup_s = time.monotonic() - t0
+    injob = compare(dedup, dedup_s, verifier, params.verify_workers, False) if isolated else {}
     if dedup.missing_lexicons:  # the translations' figures would be zeros, not measurements
         raise SystemExit(
             f"no FreeDict lexicon between {', '.join(dedup.missing_lexicons)}: "
@@ -152,6 +178,7 @@ def run_size(n_books: int, words: tuple[int, int], workdir: Path, seed: int) -> 
         "index_kb_per_book": store_bytes / 1024 / n_books,
         "failures": len(index.failures),
         **{f"dedup_{k}": float(v) for k, v in dedup.timings.items()},
+        **{k: v for k, v in injob.items() if k != "dedup_s"},
     }
     drop_indices(client, names)
     return row
@@ -166,13 +193,26 @@ def main() -> None:
     parser.add_argument(
         "--workdir", type=Path, help="keep generated corpora here and reuse them (default: temp)"
     )
+    parser.add_argument("--index-prefix", default="bench", help="indices: PREFIX-<books>")
+    parser.add_argument(
+        "--isolated-verify",
+        action="store_true",
+        help="replay the job's pairs in isolation: in-job verification against the kernel's",
+    )
     add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.books:
             workdir = args.workdir or Path(tmp)
-            row = run_size(n, (args.words_min, args.words_max), workdir, args.seed)
+            row = run_size(
+                n,
+                (args.words_min, args.words_max),
+                workdir,
+                args.seed,
+                args.index_prefix,
+                args.isolated_verify,
+            )
             rows.append(row)
             print(
                 " ".join(
@@ -199,6 +239,7 @@ def main() -> None:
         f"screened_pairs={last['screened_pairs']} screened_out={last['screened_out']} "
         f"precision={last['precision']:.3f} recall={last['recall']:.3f} "
         f"index_kb_per_book={last['index_kb_per_book']:.1f} peak_mb={peak_mb:.0f}"
+        + "".join(f" {result_fields({k: last[k]})}" for k in INJOB_RESULT if k in last)
     )
 
 
