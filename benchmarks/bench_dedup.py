@@ -61,8 +61,8 @@ class CandidateRecorder:
         self.screened: set[tuple[str, str]] = set()
         original, recorder = _CANDIDATES, self
 
-        def recording(searcher, batch):  # type: ignore[no-untyped-def]
-            for pair, screened in original(searcher, batch):
+        def recording(searcher, batch, *args):  # type: ignore[no-untyped-def]
+            for pair, screened in original(searcher, batch, *args):
                 (recorder.screened if screened else recorder.outright).add(pair)
                 yield pair, screened
 

@@ -15,14 +15,14 @@ lives here, once, and both call it. Two facts shape it:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from bookdup.classify import CLASSIFIER_PARAMS
 from bookdup.compare import describe_relation, screen_features, verify_features
 from bookdup.dictionary import Dictionary, canonical_direction
-from bookdup.features import BookFeatures
+from bookdup.features import BookFeatures, looks_noisy
 from bookdup.langid import UNDETERMINED
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import prepare_lexicon
@@ -114,6 +114,51 @@ def pairs_through_translations(links: Iterable[Link]) -> set[tuple[str, str]]:
                 if relative != one:
                     out.add((one, relative) if one < relative else (relative, one))
     return out
+
+
+#: Relations that say two books hold the same text (editions, rescans, repaginations): their
+#: translated candidate queries ask the same stems (``translations_by_edition``).
+SAME_TEXT = frozenset({"EXACT", "SAME_PAGINATION", "DIFFERENT_PAGINATION"})
+
+
+def translations_by_edition(
+    same_text: Iterable[tuple[str, str]], books: Mapping[str, BookFeatures]
+) -> dict[str, str]:
+    """The books of ``books`` whose translations another book's queries stand for, each with
+    that book: in each group that ``same_text`` pairs connect, every book but one, which asks
+    for all of them.
+
+    The one asking is the cleanest (not noisy, then the most unique words, then the smallest
+    id): its stems are the group's best evidence. Editions of one text ask the same stems, so
+    their translated lists are alike; the translations the one asking finds reach the others
+    through ``pairs_through_translations``. Pairs with a book outside ``books`` join nothing.
+    """
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in same_text:
+        if a in books and b in books:
+            ra, rb = root(parent.setdefault(a, a)), root(parent.setdefault(b, b))
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for book in parent:
+        groups[root(book)].append(book)
+
+    def cleanest(book: str) -> tuple[bool, int, str]:
+        f = books[book]
+        n_unique = len(f.unique.hashes)
+        return (looks_noisy(n_unique, f.n_words), -n_unique, book)
+
+    stand_in: dict[str, str] = {}
+    for members in groups.values():
+        asking = min(members, key=cleanest)
+        stand_in.update((m, asking) for m in members if m != asking)
+    return stand_in
 
 
 def prepare_lexicons(lexicons: Lexicons, languages: set[str]) -> None:

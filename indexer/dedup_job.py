@@ -22,7 +22,8 @@ from __future__ import annotations
 import gc
 import resource
 import time
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,13 +32,14 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from bookdup.pairs import pair_key
-from bookdup.relate import Link, pairs_through_translations
+from bookdup.relate import SAME_TEXT, Link, pairs_through_translations, translations_by_edition
 from indexer.clustering import CLUSTER_LOCK, write_clusters, write_display_titles
 from indexer.dedup_stages import (
     CandidateBatch,
     DedupParams,
     DedupRun,
     PendingBatch,
+    QueryBatch,
     TranslatedWindows,
     classify_pairs,
     find_candidates,
@@ -53,6 +55,8 @@ from indexer.failpoints import failpoint
 from indexer.pipeline import prefetch
 from indexer.verify_pool import Planned, Verifier, open_verifier
 from store.bulk import Action, bulk_write
+from store.candidates import QueryKinds
+from store.iterate import batched
 from store.links import stored_links
 from store.locks import JobLock
 from store.nodestats import cluster_cpu_seconds
@@ -99,6 +103,9 @@ class DedupSummary:
     stop_terms: int = 0
     resumed_from: str | None = None  # the killed run whose work this one picked up
     pairs_through_translations: int = 0  # verified beyond the searches' candidates
+    # query books that asked no translated query: a same-text edition asked for them
+    # (``DedupParams.translations_by_edition``)
+    translations_by_edition: int = 0
     screened_pairs: int = 0  # candidates verified only if their order passed the screen
     screened_out: int = 0  # ... and of them, those that did not pass it (nor the floor)
     verify_fallbacks: int = 0  # chunks a verification worker failed, verified in-process
@@ -115,6 +122,7 @@ class DedupSummary:
             "query_books": self.query_books,
             "candidate_pairs": self.candidate_pairs,
             "pairs_through_translations": self.pairs_through_translations,
+            "translations_by_edition": self.translations_by_edition,
             "screened_pairs": self.screened_pairs,
             "screened_out": self.screened_out,
             "verified_pairs": self.verified_pairs,
@@ -207,6 +215,9 @@ class _RelationStream:
         self.windows = TranslatedWindows(translation_window(run.params, run.stop.n_books))
         self.produced: set[str] = set()
         self.queried: set[str] = set()
+        self.queried_order: list[str] = []  # the query books in the order they were searched
+        self.skipped_ids: set[str] = set()  # ... those set aside (flagged)
+        self.same_text: list[tuple[str, str]] = []  # found relations of SAME_TEXT classes
         self.done = 0
         self.heartbeat: Callable[[], None] = lambda: None  # e.g. renew the job's lock
         self.pool: Verifier | None = None  # verification workers; None: in-process
@@ -215,33 +226,66 @@ class _RelationStream:
 
     def actions(self) -> Iterator[Action]:
         """Each batch handed to the verifier before the one before it is classified and
-        written, so the workers verify while this process does the rest (`_InFlight`)."""
-        batches = prefetch(select_books(self.run), lambda b: find_candidates(self.run, b))
+        written, so the workers verify while this process does the rest (`_InFlight`).
+
+        With ``translations_by_edition`` the books are searched twice: first in their own
+        language, then across languages, where a book whose same-text edition asks for the
+        group's translations (``bookdup.relate.translations_by_edition``) asks nothing and
+        the one asking screens as many hits as the group's lists held."""
+        if not self.run.params.translations_by_edition:
+            yield from self._searched(select_books(self.run), "all")
+        else:
+            self.total *= 2  # progress over both searches
+            yield from self._searched(select_books(self.run), "same")
+            yield from self._searched(self._across_batches(), "across")
+        yield from self._written(self._flight(self.windows.drain()))
+        self.heartbeat()
+        yield from self._through_translations()
+
+    def _searched(self, books: Iterable[QueryBatch], kinds: QueryKinds) -> Iterator[Action]:
+        """The candidates of ``kinds`` of each batch of ``books``, verified and written."""
+        batches = prefetch(books, lambda b: find_candidates(self.run, b, kinds))
         flying: _InFlight | None = None
         for found, waited in batches:
             self.summary.add_time("search_wait_s", waited)
             self.summary.add_time("search_s", found.seconds)
             self.summary.add_time("search_cpu_s", found.cpu_seconds)
-            started = self._start(found)
+            started = self._start(found, counted=kinds != "across")
             if flying is not None:
                 yield from self._land(flying)
             flying = started
         if flying is not None:
             yield from self._land(flying)
-        yield from self._written(self._flight(self.windows.drain()))
-        self.heartbeat()
-        yield from self._through_translations()
 
-    def _start(self, found: CandidateBatch) -> _InFlight:
+    def _across_batches(self) -> Iterator[QueryBatch]:
+        """The query books again, in their order, but those whose translations a same-text
+        edition's queries stand for: batches of cached features for the searches across
+        languages."""
+        queried = [i for i in self.queried_order if i not in self.skipped_ids]
+        books = self.run.cache.get_many(queried)
+        asking = [i for i in queried if i in books]
+        stand_in = translations_by_edition(self.same_text, {i: books[i] for i in asking})
+        self.summary.translations_by_edition = len(stand_in)
+        depth = Counter(stand_in.values())
+        ids = [i for i in asking if i not in stand_in]
+        self.done += len(queried) - len(ids)  # nothing to search for them
+        for batch in batched(ids, self.run.params.batch_size):
+            deep = {i: 1 + depth[i] for i in batch if i in depth}
+            yield QueryBatch(list(batch), [books[i] for i in batch], [], deep)
+
+    def _start(self, found: CandidateBatch, counted: bool = True) -> _InFlight:
         """The batch's new pairs planned: those of one language handed to the verifier now,
         translated ones with their window (`TranslatedWindows`). A pair whose screen is
         still to come (an earlier batch's) and that this batch offers outright waits for it:
         if it fails that screen, it is verified in full when its window lands, as it would
         be here."""
         batch, summary = found.batch, self.summary
-        summary.skipped.extend(batch.skipped)
-        summary.query_books += len(batch.books)
-        self.queried.update(batch.ids)
+        if counted:  # a batch's second search (across languages) is not a new query book
+            summary.skipped.extend(batch.skipped)
+            summary.query_books += len(batch.books)
+            self.queried.update(batch.ids)
+            self.queried_order.extend(batch.ids)
+            self.skipped_ids.update(i for i, _ in batch.skipped)
         offered = list(dict.fromkeys(found.pairs))
         fresh = [p for p in offered if p not in self.seen]
         # a pair screened out before is verified again only when offered outright
@@ -310,6 +354,8 @@ class _RelationStream:
             self.produced.add(relation.pair_id)
             a, b = relation.a, relation.b
             self.links.append(Link(a.book_id, b.book_id, a.language != b.language))
+            if name in SAME_TEXT:
+                self.same_text.append((a.book_id, b.book_id))
         yield from write_actions(self.run, relations, RunRecorder.now())
         again = [p for p in self.awaiting if p in out]
         for p in flying.screened:
@@ -407,6 +453,7 @@ def run_dedup(
                 "since_time": since_time,
                 "translations": params.translations,
                 "pivot_pairs": params.candidates.pivot_pairs,
+                "translations_by_edition": params.translations_by_edition,
                 "verify_workers": params.verify_workers,
                 "verify_scheduler": params.verify_scheduler,
             },

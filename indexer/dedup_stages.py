@@ -48,6 +48,7 @@ from store.bulk import Action
 from store.candidates import (
     CandidateParams,
     CandidateSearcher,
+    QueryKinds,
     StopLists,
     indexed_languages,
 )
@@ -81,6 +82,11 @@ class DedupParams:
     # book each translates (`TranslatedWindows`); None: `DEFAULT_TRANSLATION_WINDOW`, or none
     # (each batch's own) where a worker's cache holds the whole collection (`translation_window`).
     translation_window: int | None = None
+    # Search each book in its own language first, then across languages, where of a group of
+    # same-text editions one asks for the translations, as deep as their lists together
+    # (``bookdup.relate.translations_by_edition``); the others reach them through
+    # ``pairs_through_translations``. The same relations for 0.7x the job (docs/EVALUATION.md).
+    translations_by_edition: bool = True
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,8 @@ class QueryBatch:
     ids: list[str]
     books: list[BookFeatures]
     skipped: list[tuple[str, str]]
+    #: books asking for more than themselves (``DedupParams.translations_by_edition``): how many
+    depth: dict[str, int] = field(default_factory=dict)
 
 
 def select_books(run: DedupRun) -> Iterator[QueryBatch]:
@@ -177,10 +185,10 @@ class CandidateBatch:
     screened: frozenset[tuple[str, str]] = frozenset()
 
 
-def find_candidates(run: DedupRun, batch: QueryBatch) -> CandidateBatch:
-    """Stage 2: one ``_msearch`` of term queries for the whole batch."""
+def find_candidates(run: DedupRun, batch: QueryBatch, kinds: QueryKinds = "all") -> CandidateBatch:
+    """Stage 2: one ``_msearch`` of the term queries of ``kinds`` for the whole batch."""
     started, cpu = time.monotonic(), time.thread_time()
-    found = list(run.searcher.screened_candidates(batch.books))
+    found = list(run.searcher.screened_candidates(batch.books, kinds, batch.depth))
     outright = {pair for pair, screened in found if not screened}
     screened = frozenset(pair for pair, _ in found) - outright
     return CandidateBatch(

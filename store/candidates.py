@@ -16,11 +16,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from elasticsearch import Elasticsearch
@@ -50,6 +50,10 @@ WINNOWS_FIELD = WINNOWS.field
 #: ``labelled_queries`` kinds of the queries that are not translated (those are named by their
 #: target language).
 SAME_LANGUAGE_KINDS = frozenset({"bands", "winnows", "uniq"})
+#: Which of a book's queries to run: all; those of its own language's books ("same": bands,
+#: winnowed keys); or those of the other languages' ("across": translated, pivot, and the
+#: unique words asked of other languages).
+QueryKinds = Literal["all", "same", "across"]
 
 
 @dataclass(frozen=True)
@@ -141,7 +145,12 @@ class CandidateParams:
     @property
     def translation_hits(self) -> int:
         """Hits a translated query asks for: the verified ones, then the screened ones."""
-        return self.max_translation_candidates + self.screened_translation_candidates
+        return self.translation_hits_for(1)
+
+    def translation_hits_for(self, depth: int) -> int:
+        """... of a book asking for ``depth`` books (itself and the editions it stands for:
+        their lists were as deep together)."""
+        return self.max_translation_candidates + depth * self.screened_translation_candidates
 
     def max_df(self, n_books: int) -> int:
         """Document frequency above which a key is left out of candidate queries."""
@@ -548,40 +557,52 @@ class CandidateSearcher:
             f.book_id, WINNOWS_FIELD, picked, p.winnow_minimum(len(picked)), p.max_candidates
         )
 
-    def labelled_queries(self, f: BookFeatures) -> list[tuple[str, CandidateQuery]]:
-        """(kind, query) of each query that can find a book: kind is "bands", "winnows" (or
-        "uniq" for a book without winnowed keys) or the target language."""
+    def labelled_queries(
+        self, f: BookFeatures, kinds: QueryKinds = "all", depth: int = 1
+    ) -> list[tuple[str, CandidateQuery]]:
+        """(kind, query) of each query of ``kinds`` that can find a book: kind is "bands",
+        "winnows" (or "uniq" for a book without winnowed keys) or the target language. A
+        translated query asking for ``depth`` books screens ``depth`` times as many hits."""
         p = self.params
+        same, across = kinds != "across", kinds != "same"
         table = self.stop.winnows
         keyed = bool(f.winnows.size) and table is not None
         out: list[tuple[str, CandidateQuery]] = []
-        if p.bands_with_winnows or not keyed:
+        if same and (p.bands_with_winnows or not keyed):
             bands = [t for t in f.bands if t not in self.stop.bands]
             query = CandidateQuery(
                 f.book_id, BANDS_FIELD, bands, p.min_shared_bands, p.max_candidates
             )
             out.append(("bands", query))
-        if keyed and table is not None:
-            # same language from the text keys; the unique-word query still serves the other
-            # languages, where shared names, numerals and cognates point at translations. While
-            # some books have no winnowed keys (indexed before them, e.g. a migrated v3 index)
-            # it also serves this language: those books are reached only through it.
+        if same and keyed:
             out.append(("winnows", self._winnow_body(f)))
-            every_book_keyed = table.n_books >= self.stop.n_books
-            uniq = self._uniq_body(f, f.unique.hashes, None, other_languages=every_book_keyed)
+        # Same language from the text keys; the unique-word query still serves the other
+        # languages, where shared names, numerals and cognates point at translations. While
+        # some books have no winnowed keys (indexed before them, e.g. a migrated v3 index) it
+        # also serves this language: those books are reached only through it. (Searched
+        # across languages alone, a book is taken as keyed when every book is: the job's
+        # second search reads cached features, which hold no keys.)
+        every_book_keyed = table is not None and table.n_books >= self.stop.n_books
+        other_languages = every_book_keyed and (keyed or kinds == "across")
+        if across if other_languages else same:
+            uniq = self._uniq_body(f, f.unique.hashes, None, other_languages=other_languages)
             out.append(("uniq", uniq))
-        else:
-            out.append(("uniq", self._uniq_body(f, f.unique.hashes, None)))
         # sorted once for all target languages: a repeated stem adds no term; a noisy book's
         # rescued one edit away, as its indexed keys are (``bookdup.searchedstems``)
-        searched = searched_stems(f, self.pivot_lexicons) if any(self._targets(f)) else None
+        targets = list(self._targets(f)) if across else []
+        searched = searched_stems(f, self.pivot_lexicons) if targets else None
         stems = distinct(searched) if searched is not None else None
-        for target, dictionary in self._targets(f):
-            out.append((target, self._translated_body(f, target, dictionary, stems)))
+        for target, dictionary in targets:
+            out.append((target, self._translated_body(f, target, dictionary, stems, depth)))
         return [(kind, q) for kind, q in out if not q.hopeless]
 
     def _translated_body(
-        self, f: BookFeatures, target: str, dictionary: Dictionary, stems: np.ndarray | None
+        self,
+        f: BookFeatures,
+        target: str,
+        dictionary: Dictionary,
+        stems: np.ndarray | None,
+        depth: int = 1,
     ) -> CandidateQuery:
         """The query for ``f``'s translations into ``target``: the heaviest translations of
         its distinct ``stems`` (``bookdup.query_terms``; a sample of them when translations
@@ -597,7 +618,7 @@ class CandidateSearcher:
                 STEMS_FIELD,
                 picked,
                 p.min_shared(len(picked)),
-                p.translation_hits,
+                p.translation_hits_for(depth),
                 language=target,
                 weights=heaviest,
                 idf=p.idf_translations,
@@ -676,18 +697,25 @@ class CandidateSearcher:
             for i in range(0, len(terms), step)
         ]
 
-    def ranked(self, batch: Sequence[BookFeatures]) -> Iterator[RankedCandidates]:
-        """Every query of every book of ``batch`` with its hits, best first (one _msearch);
-        a book's pivot searches come back as one list per target language (`pivot_lists`)."""
+    def ranked(
+        self,
+        batch: Sequence[BookFeatures],
+        kinds: QueryKinds = "all",
+        depth: Mapping[str, int] | None = None,
+    ) -> Iterator[RankedCandidates]:
+        """Every query of ``kinds`` of every book of ``batch`` with its hits, best first (one
+        _msearch), a book's translated ones ``depth[book id]`` deep (`labelled_queries`); a
+        book's pivot searches come back as one list per target language (`pivot_lists`)."""
+        depth = depth or {}
         queries: list[tuple[str, str]] = []  # owner, kind ("pivots": a pivot search)
         bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
         for f in batch:
-            for kind, query in self.labelled_queries(f):
+            for kind, query in self.labelled_queries(f, kinds, depth.get(f.book_id, 1)):
                 queries.append((f.book_id, kind))
                 bodies.append(query.json())
                 types.append(DFS if self.scored_by_idf(kind) else None)
-            for query in self.pivot_queries(f):
+            for query in self.pivot_queries(f) if kinds != "same" else ():
                 queries.append((f.book_id, PIVOTS.field))
                 bodies.append(query.json())
                 types.append(DFS)
@@ -722,14 +750,18 @@ class CandidateSearcher:
             yield RankedCandidates(owner, language, best[: self.params.pivot_hits])
 
     def screened_candidates(
-        self, batch: Sequence[BookFeatures]
+        self,
+        batch: Sequence[BookFeatures],
+        kinds: QueryKinds = "all",
+        depth: Mapping[str, int] | None = None,
     ) -> Iterator[tuple[tuple[str, str], bool]]:
-        """Unordered candidate pairs (a < b) of every book of ``batch``, duplicates possible,
-        each with whether it is screened: the hits of a translated or unique-word query past
-        ``max_translation_candidates`` are verified only if their order passes the screen
-        (``bookdup.relate.PairPlan.screened``: it screens the pairs across two languages)."""
+        """Unordered candidate pairs (a < b) of every book of ``batch`` (from its queries of
+        ``kinds``), duplicates possible, each with whether it is screened: the hits of a
+        translated or unique-word query past ``max_translation_candidates`` are verified only
+        if their order passes the screen (``bookdup.relate.PairPlan.screened``: it screens
+        the pairs across two languages)."""
         cap = self.params.max_translation_candidates
-        for found in self.ranked(batch):
+        for found in self.ranked(batch, kinds, depth):
             across = found.kind not in ("bands", "winnows")  # these find one language only
             for rank, (other, _score) in enumerate(found.hits):
                 yield pair_key(found.owner, other), across and rank >= cap

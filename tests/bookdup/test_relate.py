@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from bookdup.dictionary import Dictionary
-from bookdup.features import extract_features
+from bookdup.features import extract_features, looks_noisy
 from bookdup.model import Book
 from bookdup.relate import (
     SAME_LANGUAGE_FLOOR,
@@ -24,6 +25,7 @@ from bookdup.relate import (
     plan_pair,
     relate,
     stored_direction,
+    translations_by_edition,
     verify_planned,
 )
 
@@ -144,6 +146,31 @@ def test_a_translation_suggests_the_other_sides_relatives() -> None:
         ("de2", "en1"),
     }
     assert pairs_through_translations([Link("a", "b", translated=False)]) == set()
+
+
+def test_one_book_of_each_same_text_group_asks_for_its_translations() -> None:
+    """Groups are what the same-text pairs connect (a chain is one group); of each, the book
+    that asks is the cleanest: not noisy, then the most unique words, then the smallest id.
+    A pair with a book outside the query books joins nothing; a book alone always asks."""
+    from types import SimpleNamespace
+
+    def book(unique: int, words: int) -> Any:
+        return SimpleNamespace(unique=SimpleNamespace(hashes=range(unique)), n_words=words)
+
+    books = {
+        "a": book(900, 20_000),
+        "b": book(1_000, 20_000),  # the most unique words of the a-b-c chain
+        "c": book(800, 20_000),
+        "d": book(5_000, 6_000),  # more unique words, but noisy: e asks
+        "e": book(700, 20_000),
+        "f": book(700, 20_000),
+        "g": book(700, 20_000),  # ties with f: the smaller id asks
+        "h": book(100, 20_000),
+    }
+    assert looks_noisy(5_000, 6_000) and not looks_noisy(900, 20_000)
+    same_text = [("a", "b"), ("c", "b"), ("d", "e"), ("g", "f"), ("h", "outside")]
+    assert translations_by_edition(same_text, books) == {"a": "b", "c": "b", "d": "e", "g": "f"}
+    assert translations_by_edition([], books) == {}
 
 
 def test_the_screen_passes_a_translation_and_drops_shared_words_out_of_order() -> None:

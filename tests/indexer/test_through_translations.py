@@ -60,8 +60,8 @@ def test_a_translation_missed_by_the_searches_is_found_through_its_edition(
     offered: set[tuple[str, str]] = set()
     searched = store.candidates.CandidateSearcher.screened_candidates
 
-    def missing_one(searcher, batch):  # type: ignore[no-untyped-def]
-        for pair, screened in searched(searcher, batch):
+    def missing_one(searcher, batch, *args):  # type: ignore[no-untyped-def]
+        for pair, screened in searched(searcher, batch, *args):
             offered.add(pair)
             if pair != MISSED:
                 yield pair, screened
@@ -87,8 +87,8 @@ def test_match_follows_a_found_translation_to_its_editions(es_client, corpus, mo
         run_dedup(es_client, names)
         searched = store.candidates.CandidateSearcher.screened_candidates
 
-        def missing_repag(searcher, batch):  # type: ignore[no-untyped-def]
-            yield from (c for c in searched(searcher, batch) if EN_REPAG not in c[0])
+        def missing_repag(searcher, batch, *args):  # type: ignore[no-untyped-def]
+            yield from (c for c in searched(searcher, batch, *args) if EN_REPAG not in c[0])
 
         monkeypatch.setattr(
             store.candidates.CandidateSearcher, "screened_candidates", missing_repag
@@ -110,8 +110,8 @@ def test_an_incremental_run_reaches_a_new_editions_translation_through_stored_re
     names = IndexNames(prefix=f"test-{uuid.uuid4().hex[:10]}")
     searched = store.candidates.CandidateSearcher.screened_candidates
 
-    def missing_one(searcher, batch):  # type: ignore[no-untyped-def]
-        yield from (c for c in searched(searcher, batch) if c[0] != MISSED)
+    def missing_one(searcher, batch, *args):  # type: ignore[no-untyped-def]
+        yield from (c for c in searched(searcher, batch, *args) if c[0] != MISSED)
 
     try:
         run_index(es_client, names, [corpus[0], corpus[2]], IndexOptions(workers=1))
@@ -142,8 +142,8 @@ def test_a_screened_out_translation_is_verified_in_full_through_its_edition(
 
     searched = store.candidates.CandidateSearcher.screened_candidates
 
-    def screening_one(searcher, batch):  # type: ignore[no-untyped-def]
-        yield from ((p, s or p == MISSED) for p, s in searched(searcher, batch))
+    def screening_one(searcher, batch, *args):  # type: ignore[no-untyped-def]
+        yield from ((p, s or p == MISSED) for p, s in searched(searcher, batch, *args))
 
     monkeypatch.setattr(store.candidates.CandidateSearcher, "screened_candidates", screening_one)
     monkeypatch.setattr(bookdup.relate, "SCREEN_Z", float("inf"))
@@ -166,9 +166,9 @@ def test_a_pair_the_next_batch_offers_outright_while_its_screen_is_in_flight(
     searched = store.candidates.CandidateSearcher.screened_candidates
     batches = iter(range(10))
 
-    def offering(searcher, batch):  # type: ignore[no-untyped-def]
+    def offering(searcher, batch, *args):  # type: ignore[no-untyped-def]
         n = next(batches)
-        yield from ((p, s) for p, s in searched(searcher, batch) if p != MISSED)
+        yield from ((p, s) for p, s in searched(searcher, batch, *args) if p != MISSED)
         if n < 2:
             yield MISSED, n == 0  # screened by the first batch, outright by the second
 
@@ -178,3 +178,31 @@ def test_a_pair_the_next_batch_offers_outright_while_its_screen_is_in_flight(
     summary, found = index_and_dedup(es_client, corpus, params)
     assert found[f"{DE}|{EN_REPAG}"] == "TRANSLATION"
     assert summary.pairs_through_translations == 0  # not left to the pass through editions
+
+
+def test_one_edition_asks_for_the_translations_of_its_text(es_client, corpus) -> None:
+    """With ``translations_by_edition`` the two English editions of one text (repaginated)
+    are searched in their language first; then only one asks for translations, and the
+    German book reaches the other through it: the same relations as searching every book."""
+    asked: list[str] = []  # "book size" of each query into German
+    searched = store.candidates.CandidateSearcher.labelled_queries
+
+    def recording(searcher, f, *args):  # type: ignore[no-untyped-def]
+        queries = searched(searcher, f, *args)
+        asked.extend(f"{f.book_id} {q.size}" for kind, q in queries if kind == "de")
+        return queries
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store.candidates.CandidateSearcher, "labelled_queries", recording)
+        summary, found = index_and_dedup(
+            es_client, corpus, DedupParams(translations_by_edition=True)
+        )
+    assert found == {
+        f"{EN}|{EN_REPAG}": "DIFFERENT_PAGINATION",
+        f"{DE}|{EN}": "TRANSLATION",
+        f"{DE}|{EN_REPAG}": "TRANSLATION",
+    }
+    assert summary.translations_by_edition == 1 and summary.query_books == 3
+    # one edition asked, once, as deep as the two lists were
+    deep = DedupParams().candidates.translation_hits_for(2)
+    assert asked in ([f"{EN} {deep}"], [f"{EN_REPAG} {deep}"])

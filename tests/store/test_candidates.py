@@ -419,3 +419,45 @@ def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_sco
     )  # type: ignore[arg-type]
     kept = [t for q in third.pivot_queries(f) for t in q.terms]
     assert set(kept) <= set(keys) and 0.28 < len(kept) / len(keys) < 0.39
+
+
+def test_a_books_queries_split_into_its_own_language_and_across() -> None:
+    """The dedup job's two searches (``DedupParams.translations_by_edition``) ask between
+    them exactly a book's queries: bands and winnowed keys in its language; its translated
+    queries and the unique words asked of other languages across."""
+    import dataclasses
+
+    from bookdup.dictionary import Dictionary
+    from bookdup.features import extract_features
+    from bookdup.model import Book
+    from bookdup.winnow import KeyFrequencies
+
+    rng = np.random.default_rng(3)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
+    lexicon = Dictionary.from_mapping("en", "de", {w: [f"d{w}"] for w in words[::2]})
+
+    class Lexicons:
+        def targets(self, source: str) -> list[str]:
+            return ["de"] if source == "en" else []
+
+        def get(self, source: str, target: str) -> Dictionary | None:
+            return lexicon if (source, target) == ("en", "de") else None
+
+    f = extract_features(Book(id="a", pages=[" ".join(rng.choice(words, 4000))], language="en"))
+    keys = np.unique(f.winnows)
+    table = KeyFrequencies(keys, np.full(keys.size, 2, np.uint32), 10)
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(10, 50, frozenset(), empty, empty, empty, table)
+    params = candidates.CandidateParams()
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, Lexicons(), {"en", "de"})  # type: ignore[arg-type]
+    kinds = {
+        k: [kind for kind, _ in searcher.labelled_queries(f, k)]  # type: ignore[arg-type]
+        for k in ("all", "same", "across")
+    }
+    assert kinds["same"] == ["bands", "winnows"]
+    assert kinds["across"] == ["uniq", "de"]
+    assert sorted(kinds["all"]) == sorted(kinds["same"] + kinds["across"])
+    # the job's second search reads cached features, without their keys: the same queries
+    cached = dataclasses.replace(f, winnows=np.zeros(0, np.uint32))
+    assert [kind for kind, _ in searcher.labelled_queries(cached, "across")] == ["uniq", "de"]
