@@ -25,6 +25,7 @@ from pathlib import Path
 from bench_injob import compare, record_job, result_fields
 from quick import add_quick, parse_args
 
+import indexer.dedup_job
 import store.candidates
 from bookdup.compare import screen_features
 from bookdup.evaluate import relation_metrics
@@ -40,6 +41,7 @@ from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 
 _CANDIDATES = store.candidates.CandidateSearcher.screened_candidates
+_THROUGH = indexer.dedup_job.pairs_through_translations
 #: `bench_injob.compare`'s figures that the RESULT line carries (``--isolated-verify``).
 INJOB_RESULT = (
     "injob_pairs_per_s",
@@ -52,14 +54,25 @@ INJOB_RESULT = (
 
 
 class CandidateRecorder:
-    """Every candidate pair the job's searcher yields, kept to score candidate recall (the
-    searcher is wrapped, not changed: the job runs as it does in production). Screened pairs
-    count once their order passes the screen, as the job verifies them."""
+    """Every candidate pair the job's searcher yields, and every pair it suggests through a
+    found translation, kept to score candidate recall (both wrapped, not changed: the job runs
+    as it does in production). Screened pairs count once their order passes the screen, as
+    the job verifies them. Since stop 46 an edition may stand in for another's translated
+    queries (``DedupParams.translations_by_edition``), whose translations then come through
+    it: those pairs are the job's candidates too (``searched_recall`` leaves them out)."""
 
     def __init__(self) -> None:
         self.outright: set[tuple[str, str]] = set()
         self.screened: set[tuple[str, str]] = set()
+        self.through: set[tuple[str, str]] = set()
         original, recorder = _CANDIDATES, self
+
+        def suggesting(links):  # type: ignore[no-untyped-def]
+            pairs = _THROUGH(links)
+            recorder.through.update(pairs)
+            return pairs
+
+        indexer.dedup_job.pairs_through_translations = suggesting  # type: ignore[assignment]
 
         def recording(searcher, batch, *args):  # type: ignore[no-untyped-def]
             for pair, screened in original(searcher, batch, *args):
@@ -77,7 +90,13 @@ class CandidateRecorder:
 
     def recall(self, truth: list[dict], same_language: bool, passed: set) -> float:
         """Share of the related pairs (same- or cross-language) verified as candidates:
-        offered outright, or screened and passing the screen (``passed``)."""
+        offered outright, screened and passing the screen (``passed``), or suggested through
+        a found translation."""
+        wanted = self.wanted(truth, same_language)
+        return len(wanted & (self.outright | passed | self.through)) / max(len(wanted), 1)
+
+    def searched_recall(self, truth: list[dict], same_language: bool, passed: set) -> float:
+        """``recall`` of the searches alone (the figure before stop 46)."""
         wanted = self.wanted(truth, same_language)
         return len(wanted & (self.outright | passed)) / max(len(wanted), 1)
 
@@ -172,6 +191,8 @@ def run_size(
         "relation_recall_of_truth": len(found & truth_pairs) / max(len(truth_pairs), 1),
         "candidate_recall_same_language": recorder.recall(truth, True, passed),
         "candidate_recall_translations": recorder.recall(truth, False, passed),
+        "searched_recall_translations": recorder.searched_recall(truth, False, passed),
+        "translations_by_edition": dedup.translations_by_edition,
         "offered_recall_translations": recorder.offered(truth, same_language=False),
         "precision": related["precision"],
         "recall": related["recall"],
@@ -236,6 +257,8 @@ def main() -> None:
         f"fraction_verified={last['fraction_verified']:.5f} "
         f"candidate_recall_same_language={last['candidate_recall_same_language']:.4f} "
         f"candidate_recall_translations={last['candidate_recall_translations']:.4f} "
+        f"searched_recall_translations={last['searched_recall_translations']:.4f} "
+        f"translations_by_edition={last['translations_by_edition']} "
         f"screened_pairs={last['screened_pairs']} screened_out={last['screened_out']} "
         f"precision={last['precision']:.3f} recall={last['recall']:.3f} "
         f"index_kb_per_book={last['index_kb_per_book']:.1f} peak_mb={peak_mb:.0f}"
