@@ -134,6 +134,7 @@ def run_size(
     seed: int,
     prefix: str = "bench",
     isolated: bool = False,
+    params: DedupParams | None = None,
 ) -> dict[str, float]:
     out = workdir / f"corpus-{n_books}-{words[0]}-{words[1]}-s{seed}"
     t0 = time.monotonic()
@@ -153,11 +154,11 @@ def run_size(
     index_s = time.monotonic() - t0
     recorder = CandidateRecorder()
     t0 = time.monotonic()
+    params = params or DedupParams()
     if isolated:
-        params = DedupParams()
         dedup, _, verifier = record_job(client, names, params)
     else:
-        dedup = run_dedup(client, names)
+        dedup = run_dedup(client, names, params=params)
     dedup_s = time.monotonic() - t0
     injob = compare(dedup, dedup_s, verifier, params.verify_workers, False) if isolated else {}
     if dedup.missing_lexicons:  # the translations' figures would be zeros, not measurements
@@ -220,6 +221,11 @@ def main() -> None:
         action="store_true",
         help="replay the job's pairs in isolation: in-job verification against the kernel's",
     )
+    parser.add_argument(
+        "--every-book-across",
+        action="store_true",
+        help="every book asks its translated queries (translations_by_edition off: before stop 46)",
+    )
     add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
     rows = []
@@ -233,6 +239,7 @@ def main() -> None:
                 args.seed,
                 args.index_prefix,
                 args.isolated_verify,
+                DedupParams(translations_by_edition=not args.every_book_across),
             )
             rows.append(row)
             print(
