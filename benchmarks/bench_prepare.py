@@ -13,13 +13,11 @@ its cache emptied before each call (the numpy steps patched in for "before").
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from bench_compare import load_features
+from timing import per_item
 
 from bookdup import verify as V
 from bookdup.dictionary import Dictionary
@@ -44,17 +42,6 @@ def numpy_levels(values: np.ndarray) -> tuple[int, ...]:
         int.from_bytes(np.packbits(counts > k, bitorder="little").tobytes(), "little")
         for k in range(int(counts.max(initial=0)))
     )
-
-
-def per_item(fn: Callable[[Any], object], seqs: list[Any], repeats: int) -> float:
-    """Median µs per sequence of ``fn`` over ``seqs``."""
-    runs = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for s in seqs:
-            fn(s)
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs) * 1e6 / len(seqs)
 
 
 def main() -> None:

@@ -12,12 +12,11 @@ core; the outputs are checked equal first.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from bench_compare import load_features
+from timing import per_item
 
 from bookdup import translate as T
 from bookdup.dictionary import Dictionary
@@ -63,17 +62,6 @@ def numpy_translate(
     target = np.where(translated, lex.starts[slot][source] + within, 0)
     out = np.where(translated, lex.targets[target], hashes[source]).astype(np.uint32)
     return out, pages[source], source.astype(np.int64)
-
-
-def per_item(fn: Callable[[Call], object], calls: list[Call], repeats: int) -> float:
-    """Median µs per sequence of ``fn`` over ``calls``."""
-    runs = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for c in calls:
-            fn(c)
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs) * 1e6 / len(calls)
 
 
 def main() -> None:
