@@ -262,16 +262,17 @@ class _RelationStream:
         edition's queries stand for: batches of cached features for the searches across
         languages."""
         queried = [i for i in self.queried_order if i not in self.skipped_ids]
-        books = self.run.cache.get_many(queried)
-        asking = [i for i in queried if i in books]
-        stand_in = translations_by_edition(self.same_text, {i: books[i] for i in asking})
+        grouped = {i for pair in self.same_text for i in pair} & set(queried)
+        stand_in = translations_by_edition(self.same_text, self.run.cache.get_many(grouped))
         self.summary.translations_by_edition = len(stand_in)
         depth = Counter(stand_in.values())
-        ids = [i for i in asking if i not in stand_in]
+        ids = [i for i in queried if i not in stand_in]
         self.done += len(queried) - len(ids)  # nothing to search for them
         for batch in batched(ids, self.run.params.batch_size):
-            deep = {i: 1 + depth[i] for i in batch if i in depth}
-            yield QueryBatch(list(batch), [books[i] for i in batch], [], deep)
+            books = self.run.cache.get_many(batch)  # batch by batch: a bounded cache
+            found = [i for i in batch if i in books]
+            deep = {i: 1 + depth[i] for i in found if i in depth}
+            yield QueryBatch(found, [books[i] for i in found], [], deep)
 
     def _start(self, found: CandidateBatch, counted: bool = True) -> _InFlight:
         """The batch's new pairs planned: those of one language handed to the verifier now,
