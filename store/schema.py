@@ -309,6 +309,13 @@ def refresh(client: Elasticsearch, index: str | list[str]) -> None:
     with_retries()(client.indices.refresh)(index=index)
 
 
+def flush(client: Elasticsearch, index: str | list[str]) -> None:
+    """Commit ``index``: a segment whose every document a job rewrote leaves the disk now, not
+    at the node's next idle flush (a first dedup rewrites every book: twice the index on disk
+    until then)."""
+    with_retries()(client.indices.flush)(index=index)
+
+
 #: The largest shard merged into one segment after an index job: far under the node's 5 GB
 #: merged-segment ceiling (a bigger segment would be left out of later merges), and a rewrite
 #: of seconds, not minutes; a bigger collection keeps the node's own merge policy.

@@ -136,6 +136,17 @@ def test_clusters_group_editions_and_works(deduped) -> None:
     assert summary.clusters_updated == len(PRIDE_EDITIONS) - 1 + 1  # 4 pride books + alice-en
 
 
+def test_the_books_the_cluster_stage_rewrote_are_committed(es_client, deduped) -> None:
+    """The cluster stage rewrites books, and the job commits them: a segment whose every book
+    it rewrote (a first run's, over the index job's merged segment) is dropped at a commit,
+    and left to the node's next idle flush it kept twice the index on disk (1K books:
+    74.3 → 37.8 MB at the commit)."""
+    names, summary, _, _ = deduped
+    assert summary.clusters_updated > 0
+    segments = es_client.cat.segments(index=names.books, format="json").body
+    assert segments and all(s["committed"] == "true" for s in segments)
+
+
 def test_the_cleanest_complete_edition_represents_its_cluster(es_client, deduped) -> None:
     """The edition cluster's rank: the clean complete editions first, the noisy scan after
     them, the first volume last (a part of the others), flagged as partial."""
