@@ -126,6 +126,10 @@ class RelationSignals:
     #: How ordered the shared items are: z of |LCS| against the random-order null
     #: (``bookdup.orderstat``), size-free; 0 when the verification did not compute it.
     order_z: float = 0.0
+    #: |LCS| of the items ``order_z`` was read on: ``lcs`` for the whole exact alignment,
+    #: less for a window of the bigger book, more for a noisy pair re-read with one-edit
+    #: matches (``bookdup.compare._noisy_order``); 0 when not computed.
+    order_lcs: int = 0
     #: Share of the neighbour words of aligned unique words (inside shared runs) that are the
     #: same in both books, among neighbours both books repeat: ~1 for editions, even noisy
     #: ones; 0.4–0.7 for two translations of one work into one language. None: not known
@@ -540,7 +544,7 @@ def _page_table_signals(
 def _verification_fields(v: Any, fa: BookFeatures, fb: BookFeatures) -> dict[str, Any]:
     """The unique-word scores of the signals, from ``v`` (zeros for a pruned pair)."""
     if v is None:
-        zero = {"shared": 0, "lcs": 0, "cs": 0.0, "its": 0.0, "order_z": 0.0}
+        zero = {"shared": 0, "lcs": 0, "cs": 0.0, "its": 0.0, "order_z": 0.0, "order_lcs": 0}
         return {"x": len(fa.unique), "y": len(fb.unique), **zero}
     return {
         "x": int(v.x),
@@ -550,6 +554,7 @@ def _verification_fields(v: Any, fa: BookFeatures, fb: BookFeatures) -> dict[str
         "cs": float(v.cs),
         "its": float(v.its),
         "order_z": float(getattr(v, "order_z", 0.0)),
+        "order_lcs": int(order.lcs) if (order := getattr(v, "order", None)) is not None else 0,
     }
 
 

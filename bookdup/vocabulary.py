@@ -95,6 +95,7 @@ SIGNAL_LABELS = {
     "cs": "in-order words against both books' sizes (cs)",
     "its": "in-order words, log scale (its)",
     "order_z": "order against chance (z)",
+    "order_lcs": "shared unique words in order, as the order was read",
     "neighbour_agreement": "neighbour words agreeing",
     "neighbour_share": "neighbour words comparable",
     "text_ratio": "words of B per word of A where they align",

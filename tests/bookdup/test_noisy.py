@@ -18,6 +18,7 @@ from bookdup.features import (
 )
 from bookdup.model import Book
 from bookdup.noisy import noisy_verification, one_edit_pairs
+from bookdup.signals import compute_signals
 from bookdup.verify import verify_pair
 from generator.noise import add_noise
 
@@ -134,6 +135,7 @@ def test_a_noisy_excerpt_in_the_gate_ramp_reads_its_order_with_one_edit_matches(
     v = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
     assert v is not None and v.order_z > 2 * exact.order_z  # ~8.4 -> ~25
     assert (v.lcs, v.shared, v.its) == (exact.lcs, exact.shared, exact.its)
+    assert v.order is not None and compute_signals(a, b, v).order_lcs == v.order.lcs > v.lcs
     clean = [dataclasses.replace(f, n_words=20 * f.n_words) for f in (a, b)]
     kept = verify_features(*clean, dictionary=None, threshold=0.45, min_z=8.0)
     assert kept is not None and kept.order_z == exact.order_z  # clean books keep theirs
