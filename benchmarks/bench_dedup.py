@@ -17,6 +17,7 @@ Needs a running node (ELASTICSEARCH_URL, default http://127.0.0.1:9200). Ends wi
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import tempfile
 import time
@@ -100,6 +101,17 @@ class CandidateRecorder:
         wanted = self.wanted(truth, same_language)
         return len(wanted & (self.outright | passed)) / max(len(wanted), 1)
 
+    def missed(self, truth: list[dict], passed: set) -> list[dict]:
+        """The related pairs no candidate route reached, each marked whether a search offered
+        it (screened out) or none did."""
+        found = self.outright | passed | self.through
+        offered = self.outright | self.screened
+        return [
+            {**t, "offered": pair_key(t["a"], t["b"]) in offered}
+            for t in truth
+            if pair_key(t["a"], t["b"]) not in found
+        ]
+
     def offered(self, truth: list[dict], same_language: bool) -> float:
         """The same share before the screen: every pair the searches offered."""
         wanted = self.wanted(truth, same_language)
@@ -135,6 +147,7 @@ def run_size(
     prefix: str = "bench",
     isolated: bool = False,
     params: DedupParams | None = None,
+    misses: Path | None = None,
 ) -> dict[str, float]:
     out = workdir / f"corpus-{n_books}-{words[0]}-{words[1]}-s{seed}"
     t0 = time.monotonic()
@@ -168,11 +181,13 @@ def run_size(
         )
     truth = load_jsonl(out / "ground_truth.jsonl")
     passed = recorder.passing(client, names, truth)
+    if misses is not None:
+        misses.write_text("".join(json.dumps(m) + "\n" for m in recorder.missed(truth, passed)))
+    all_pairs = n_books * (n_books - 1) / 2
     predicted = [h["_source"] for h in iter_documents(client, names.relations)]
     related = relation_metrics(truth, predicted)["RELATED"]
     stats = client.indices.stats(index=names.books, metric="store").body
     store_bytes = stats["_all"]["primaries"]["store"]["size_in_bytes"]
-    all_pairs = n_books * (n_books - 1) / 2
     found = {(r["a"], r["b"]) for r in predicted}
     truth_pairs = {tuple(sorted((t["a"], t["b"]))) for t in truth}
     row = {
@@ -185,6 +200,7 @@ def run_size(
         "queries_per_s": dedup.query_books / max(dedup.timings.get("search_s", 1e-9), 1e-9),
         "pairs_verified_per_s": dedup.timings.get("pairs_verified_per_s", 0.0),
         "candidate_pairs": dedup.candidate_pairs,
+        "candidate_pairs_pct": 100 * dedup.candidate_pairs / all_pairs,
         "screened_pairs": dedup.screened_pairs,
         "screened_out": dedup.screened_out,
         # pairs verified in full (those the screen dropped cost ~2 ms, not ~7)
@@ -226,6 +242,11 @@ def main() -> None:
         action="store_true",
         help="every book asks its translated queries (translations_by_edition off: before stop 46)",
     )
+    parser.add_argument(
+        "--misses",
+        type=Path,
+        help="write the related pairs no candidate route reached (JSON lines; the largest size)",
+    )
     add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
     rows = []
@@ -240,6 +261,7 @@ def main() -> None:
                 args.index_prefix,
                 args.isolated_verify,
                 DedupParams(translations_by_edition=not args.every_book_across),
+                args.misses if n == args.books[-1] else None,
             )
             rows.append(row)
             print(
@@ -262,6 +284,7 @@ def main() -> None:
         f"books_per_s={last['books_per_s']:.2f} queries_per_s={last['queries_per_s']:.1f} "
         f"pairs_verified_per_s={last['pairs_verified_per_s']:.1f} "
         f"fraction_verified={last['fraction_verified']:.5f} "
+        f"candidate_pairs_pct={last['candidate_pairs_pct']:.3f} "
         f"candidate_recall_same_language={last['candidate_recall_same_language']:.4f} "
         f"candidate_recall_translations={last['candidate_recall_translations']:.4f} "
         f"searched_recall_translations={last['searched_recall_translations']:.4f} "

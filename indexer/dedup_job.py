@@ -354,7 +354,9 @@ class _RelationStream:
             summary.relations[name] = summary.relations.get(name, 0) + 1
             self.produced.add(relation.pair_id)
             a, b = relation.a, relation.b
-            self.links.append(Link(a.book_id, b.book_id, a.language != b.language))
+            self.links.append(
+                Link(a.book_id, b.book_id, a.language != b.language, (a.language, b.language))
+            )
             if name in SAME_TEXT:
                 self.same_text.append((a.book_id, b.book_id))
         yield from write_actions(self.run, relations, RunRecorder.now())

@@ -72,8 +72,11 @@ def find_related(
         others = _features(rs, ids)
     out = _verified(rs, query, others, screened, compute)
     # as the dedup job does: the found translations' same-language relatives too
+    languages = {f.book_id: f.language for f in others}
     translated = {r["book_id"] for r in out if r["relation"] == "TRANSLATION"}
-    links = [Link(query.book_id, t, translated=True) for t in sorted(translated)]
+    links = [
+        Link(query.book_id, t, True, (query.language, languages[t])) for t in sorted(translated)
+    ]
     links += stored_links(rs.client, rs.names, translated) if translated else []
     suggested = {
         a if b == query.book_id else b

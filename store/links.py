@@ -21,7 +21,9 @@ def stored_links(client: Elasticsearch, names: IndexNames, ids: set[str]) -> Ite
     for start in range(0, len(ordered), IDS_PER_QUERY):
         chunk = ordered[start : start + IDS_PER_QUERY]
         query = {"bool": {"should": [{"terms": {"a": chunk}}, {"terms": {"b": chunk}}]}}
-        hits = iter_documents(client, names.relations, query=query, source=["a", "b", "translated"])
-        for hit in hits:
+        source = ["a", "b", "translated", "languages"]
+        for hit in iter_documents(client, names.relations, query=query, source=source):
             doc = hit["_source"]
-            yield Link(doc["a"], doc["b"], bool(doc.get("translated")))
+            languages = doc.get("languages")
+            pair = (languages[0], languages[1]) if languages and len(languages) == 2 else None
+            yield Link(doc["a"], doc["b"], bool(doc.get("translated")), pair)

@@ -148,6 +148,20 @@ def test_a_translation_suggests_the_other_sides_relatives() -> None:
     assert pairs_through_translations([Link("a", "b", translated=False)]) == set()
 
 
+def test_a_translation_suggests_the_other_sides_translations_into_a_third_language() -> None:
+    """A German and a Spanish translation of one English book are suggested to each other (no
+    direct lexicon ranks them well); two translations into one language are not (a second
+    translation is another text), nor are links whose languages are unknown."""
+    links = [
+        Link("en1", "de1", True, ("en", "de")),
+        Link("es1", "en1", True, ("es", "en")),
+        Link("en1", "de2", True, ("en", "de")),  # a second German translation
+        Link("fr1", "en9", True),  # languages unknown (an older stored relation)
+        Link("en9", "es9", True, ("en", "es")),
+    ]
+    assert pairs_through_translations(links) == {("de1", "es1"), ("de2", "es1")}
+
+
 def test_one_book_of_each_same_text_group_asks_for_its_translations() -> None:
     """Groups are what the same-text pairs connect (a chain is one group); of each, the book
     that asks is the cleanest: not noisy, then the most unique words, then the smallest id.

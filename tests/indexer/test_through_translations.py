@@ -206,3 +206,42 @@ def test_one_edition_asks_for_the_translations_of_its_text(es_client, corpus) ->
     # one edition asked, once, as deep as the two lists were
     deep = DedupParams().candidates.translation_hits_for(2)
     assert asked in ([f"{EN} {deep}"], [f"{EN_REPAG} {deep}"])
+
+
+def test_two_translations_of_one_book_are_found_through_it(
+    es_client, tmp_path, monkeypatch
+) -> None:
+    """The German and the Italian Alice, both translated from the English, with the searches
+    made to miss them with each other: both are found as the English book's translations, and
+    that pair of translations brings them together (a direct German-Italian lexicon verifies)."""
+    de, it = "alice-de", "alice-it"
+    paths = [
+        write_txt(
+            tmp_path / f"{EN}.txt",
+            paginate(gutenberg_body("alice-en-pg11"), PAGE_LINES),
+            language="en",
+        ),
+        write_txt(
+            tmp_path / f"{de}.txt",
+            paginate(gutenberg_body("alice-de-zimmermann-pg19778"), PAGE_LINES),
+            language="de",
+        ),
+        write_txt(
+            tmp_path / f"{it}.txt",
+            paginate(gutenberg_body("alice-it-rossetti-pg28371"), PAGE_LINES),
+            language="it",
+        ),
+    ]
+    searched = store.candidates.CandidateSearcher.screened_candidates
+
+    def missing_siblings(searcher, batch, *args):  # type: ignore[no-untyped-def]
+        yield from (c for c in searched(searcher, batch, *args) if c[0] != (de, it))
+
+    monkeypatch.setattr(store.candidates.CandidateSearcher, "screened_candidates", missing_siblings)
+    summary, found = index_and_dedup(es_client, paths)
+    assert found == {
+        f"{de}|{EN}": "TRANSLATION",
+        f"{EN}|{it}": "TRANSLATION",
+        f"{de}|{it}": "TRANSLATION",
+    }
+    assert summary.pairs_through_translations == 1
