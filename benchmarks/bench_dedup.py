@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_candidates import candidate_params
 from bench_injob import compare, record_job, result_fields
 from quick import add_quick, parse_args
 
@@ -243,6 +244,9 @@ def main() -> None:
         help="every book asks its translated queries (translations_by_edition off: before stop 46)",
     )
     parser.add_argument(
+        "--param", action="append", default=[], help="a CandidateParams field NAME=VALUE"
+    )
+    parser.add_argument(
         "--misses",
         type=Path,
         help="write the related pairs no candidate route reached (JSON lines; the largest size)",
@@ -260,7 +264,10 @@ def main() -> None:
                 args.seed,
                 args.index_prefix,
                 args.isolated_verify,
-                DedupParams(translations_by_edition=not args.every_book_across),
+                DedupParams(
+                    candidates=candidate_params(args.param),
+                    translations_by_edition=not args.every_book_across,
+                ),
                 args.misses if n == args.books[-1] else None,
             )
             rows.append(row)
