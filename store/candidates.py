@@ -92,6 +92,14 @@ class CandidateParams:
     # senses, then idf): past them the terms are common enough to rank long books of the
     # target language over the partner (docs/EVALUATION.md, issue 27).
     translated_query_terms: int = 250
+    # ... split over this many windows of the book (its unique words in reading order, each
+    # window a search of its share of the terms): a partial translation holds one window's
+    # words, not the whole book's, and tops that window's list (docs/EVALUATION.md,
+    # "Translated queries by halves"). 1: the whole book in one search.
+    translated_windows: int = 2
+    # Hits of a window's list at depth 1 (its first ``max_translation_candidates`` /
+    # ``translated_windows``, rounded up, verified outright): two lists of 25 hold ~39 books.
+    translation_window_hits: int = 25
     # A candidate must hold this share of the sampled terms, and never fewer than the floor:
     # with a 400-term sample that is 8 words, i.e. about 2% of the book's unique words.
     min_shared_fraction: float = 0.02
@@ -151,6 +159,16 @@ class CandidateParams:
         """... of a book asking for ``depth`` books (itself and the editions it stands for:
         their lists were as deep together)."""
         return self.max_translation_candidates + depth * self.screened_translation_candidates
+
+    @property
+    def window_outright(self) -> int:
+        """Hits of a window's translated list verified outright, not screened."""
+        return math.ceil(self.max_translation_candidates / max(1, self.translated_windows))
+
+    def window_hits_for(self, depth: int) -> int:
+        """``translation_hits_for`` of one window's list."""
+        outright = self.window_outright
+        return outright + depth * (self.translation_window_hits - outright)
 
     def max_df(self, n_books: int) -> int:
         """Document frequency above which a key is left out of candidate queries."""
@@ -300,6 +318,9 @@ class CandidateQuery:
     #: each hit's language as a third sort value (after the unique book id: the order is the
     #: same): a query across languages splits its hits by language (``pivot_queries``)
     hit_language: bool = False
+    #: a query across languages: its first hits verified outright, the rest screened (None:
+    #: ``CandidateParams.max_translation_candidates``)
+    outright: int | None = None
 
     @property
     def hopeless(self) -> bool:
@@ -475,6 +496,8 @@ class RankedCandidates:
     owner: str
     kind: str  # "bands", "uniq" (same language or any), or the translated query's language
     hits: list[tuple[str, float]]
+    #: across languages, the first hits verified outright; the rest are screened
+    outright: int = 0
 
 
 class CandidateSearcher:
@@ -591,10 +614,34 @@ class CandidateSearcher:
         # rescued one edit away, as its indexed keys are (``bookdup.searchedstems``)
         targets = list(self._targets(f)) if across else []
         searched = searched_stems(f, self.pivot_lexicons) if targets else None
-        stems = distinct(searched) if searched is not None else None
+        windows = [distinct(w) for w in self._windows(searched)] if searched is not None else []
         for target, dictionary in targets:
-            out.append((target, self._translated_body(f, target, dictionary, stems, depth)))
+            out += [
+                (target, query)
+                for query in self._translated_bodies(f, target, dictionary, windows, depth)
+            ]
         return [(kind, q) for kind, q in out if not q.hopeless]
+
+    def _windows(self, stems: np.ndarray) -> list[np.ndarray]:
+        """``stems`` (in reading order) cut into ``translated_windows`` equal runs."""
+        k = max(1, self.params.translated_windows)
+        return [stems[len(stems) * i // k : len(stems) * (i + 1) // k] for i in range(k)]
+
+    def _translated_bodies(
+        self,
+        f: BookFeatures,
+        target: str,
+        dictionary: Dictionary,
+        windows: list[np.ndarray],
+        depth: int,
+    ) -> list[CandidateQuery]:
+        """The queries for ``f``'s translations into ``target``: one per window of its
+        distinct stems when translations are weighed, else one for the whole book."""
+        weighed = self.params.weigh_translations and stem_lexicon(dictionary) is not None
+        if windows and weighed:
+            return [self._translated_body(f, target, dictionary, w, depth) for w in windows]
+        whole = distinct(np.concatenate(windows)) if windows else None
+        return [self._translated_body(f, target, dictionary, whole, depth)]
 
     def _translated_body(
         self,
@@ -610,18 +657,19 @@ class CandidateSearcher:
         p = self.params
         stemmed = stem_lexicon(dictionary) if stems is not None else None
         if stemmed is not None and stems is not None and p.weigh_translations:
-            picked, heaviest = heaviest_translations(
-                self._weighted_lexicon(stemmed), stems, p.translated_query_terms
-            )
+            windowed = p.translated_windows > 1
+            terms = p.translated_query_terms // max(1, p.translated_windows)
+            picked, heaviest = heaviest_translations(self._weighted_lexicon(stemmed), stems, terms)
             return CandidateQuery(
                 f.book_id,
                 STEMS_FIELD,
                 picked,
                 p.min_shared(len(picked)),
-                p.translation_hits_for(depth),
+                p.window_hits_for(depth) if windowed else p.translation_hits_for(depth),
                 language=target,
                 weights=heaviest,
                 idf=p.idf_translations,
+                outright=p.window_outright if windowed else None,
             )
         if stemmed is not None and f.unique.stems is not None:
             # matched on stem hashes: the stems' strings are not kept
@@ -707,25 +755,28 @@ class CandidateSearcher:
         _msearch), a book's translated ones ``depth[book id]`` deep (`labelled_queries`); a
         book's pivot searches come back as one list per target language (`pivot_lists`)."""
         depth = depth or {}
-        queries: list[tuple[str, str]] = []  # owner, kind ("pivots": a pivot search)
+        # owner, kind ("pivots": a pivot search), hits verified outright
+        queries: list[tuple[str, str, int]] = []
         bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
+        cap = self.params.max_translation_candidates
         for f in batch:
             for kind, query in self.labelled_queries(f, kinds, depth.get(f.book_id, 1)):
-                queries.append((f.book_id, kind))
+                outright = cap if query.outright is None else query.outright
+                queries.append((f.book_id, kind, outright))
                 bodies.append(query.json())
                 types.append(DFS if self.scored_by_idf(kind) else None)
             for query in self.pivot_queries(f) if kinds != "same" else ():
-                queries.append((f.book_id, PIVOTS.field))
+                queries.append((f.book_id, PIVOTS.field, cap))
                 bodies.append(query.json())
                 types.append(DFS)
         responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
         pivots: list[tuple[str, dict[str, Any]]] = []
-        for (owner, kind), response in zip(queries, responses, strict=True):
+        for (owner, kind, outright), response in zip(queries, responses, strict=True):
             if kind == PIVOTS.field:
                 pivots.append((owner, response))
             else:
-                yield RankedCandidates(owner, kind, hits_with_scores(response))
+                yield RankedCandidates(owner, kind, hits_with_scores(response), outright)
         yield from self.pivot_lists(batch, pivots)
 
     def pivot_lists(
@@ -747,7 +798,8 @@ class CandidateSearcher:
                     scores[book] = scores.get(book, 0.0) + float(score)
         for (owner, language), scores in summed.items():
             best = sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))
-            yield RankedCandidates(owner, language, best[: self.params.pivot_hits])
+            hits = best[: self.params.pivot_hits]
+            yield RankedCandidates(owner, language, hits, self.params.max_translation_candidates)
 
     def screened_candidates(
         self,
@@ -757,14 +809,13 @@ class CandidateSearcher:
     ) -> Iterator[tuple[tuple[str, str], bool]]:
         """Unordered candidate pairs (a < b) of every book of ``batch`` (from its queries of
         ``kinds``), duplicates possible, each with whether it is screened: the hits of a
-        translated or unique-word query past ``max_translation_candidates`` are verified only
-        if their order passes the screen (``bookdup.relate.PairPlan.screened``: it screens
-        the pairs across two languages)."""
-        cap = self.params.max_translation_candidates
+        translated or unique-word query past its first (``RankedCandidates.outright``) are
+        verified only if their order passes the screen (``bookdup.relate.PairPlan.screened``:
+        it screens the pairs across two languages)."""
         for found in self.ranked(batch, kinds, depth):
             across = found.kind not in ("bands", "winnows")  # these find one language only
             for rank, (other, _score) in enumerate(found.hits):
-                yield pair_key(found.owner, other), across and rank >= cap
+                yield pair_key(found.owner, other), across and rank >= found.outright
 
     def candidates(self, batch: Sequence[BookFeatures]) -> Iterator[tuple[str, str]]:
         """Unordered candidate pairs (a < b) of every book of ``batch``, duplicates possible,

@@ -203,9 +203,11 @@ def test_one_edition_asks_for_the_translations_of_its_text(es_client, corpus) ->
         f"{DE}|{EN_REPAG}": "TRANSLATION",
     }
     assert summary.translations_by_edition == 1 and summary.query_books == 3
-    # one edition asked, once, as deep as the two lists were
-    deep = DedupParams().candidates.translation_hits_for(2)
-    assert asked in ([f"{EN} {deep}"], [f"{EN_REPAG} {deep}"])
+    # one edition asked, once per window, as deep as the two lists were
+    params = DedupParams().candidates
+    deep = params.window_hits_for(2)
+    windows = params.translated_windows
+    assert asked in ([f"{EN} {deep}"] * windows, [f"{EN_REPAG} {deep}"] * windows)
 
 
 def test_two_translations_of_one_book_are_found_through_it(

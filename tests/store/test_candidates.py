@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bookdup.arrays import distinct
 from store import candidates
 from store.bulk import bulk_write
 from store.candidates import high_df_terms, sample_terms
@@ -292,20 +293,13 @@ def test_every_labelled_query_s_json_is_its_body_s() -> None:
         assert query.json() == json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
-def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_stems() -> None:
-    """The searcher's translated query (issue 28): the book's distinct stems through the stem
-    lexicon, weighed once per job, as the construction before it asked them (the reference in
-    tests/bookdup/test_query_terms.py); the job's stop list, field, language and cap; words
-    sampled instead when translations are not weighed."""
-    import dataclasses
-
-    from bookdup.arrays import distinct
+def _stem_setup():  # type: ignore[no-untyped-def]
+    """Two English books of random words, an en-de lexicon and its stem lexicon, a stop list."""
     from bookdup.dictionary import Dictionary
-    from bookdup.features import STEM_MODULUS, extract_features
+    from bookdup.features import extract_features
     from bookdup.model import Book
     from bookdup.stemming import stem_lexicon
-    from bookdup.translate import hashed_lexicon, translate_with_source
-    from tests.bookdup.test_query_terms import _old_heaviest
+    from bookdup.translate import hashed_lexicon
 
     rng = np.random.default_rng(28)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
@@ -332,8 +326,24 @@ def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_ste
     stems_stop = distinct(rng.choice(hashed_lexicon(stemmed).targets, 300))
     empty = np.zeros(0, np.uint32)
     stop = candidates.StopLists(2, 50, frozenset(), empty, empty, stems_stop, None)
-    params = candidates.CandidateParams()
-    searcher = candidates.CandidateSearcher(None, "books", params, stop, Lexicons(), {"en", "de"})  # type: ignore[arg-type]
+    return books, stemmed, stop, Lexicons()
+
+
+def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_stems() -> None:
+    """The searcher's translated query for the whole book (issue 28; ``translated_windows``
+    1): the book's distinct stems through the stem lexicon, weighed once per job, as the
+    construction before it asked them (the reference in tests/bookdup/test_query_terms.py); the
+    job's stop list, field, language and cap; words sampled instead when translations are not
+    weighed."""
+    import dataclasses
+
+    from bookdup.features import STEM_MODULUS
+    from bookdup.translate import translate_with_source
+    from tests.bookdup.test_query_terms import _old_heaviest
+
+    books, stemmed, stop, lexicons = _stem_setup()
+    params = candidates.CandidateParams(translated_windows=1)
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, lexicons, {"en", "de"})  # type: ignore[arg-type]
     for f in books:
         query = dict(searcher.labelled_queries(f))["de"]
         terms, weights = _old_heaviest(
@@ -347,14 +357,43 @@ def test_translated_stem_queries_ask_the_heaviest_translations_of_the_book_s_ste
         assert (query.field, query.language, query.size) == ("stems", "de", params.translation_hits)
         assert len(terms) == params.translated_query_terms and query.idf is params.idf_translations
         assert (list(query.terms), query.weights) == (terms, weights)
+        assert query.outright is None  # the job's max_translation_candidates
     assert list(searcher._weighted) == [stemmed]  # the lexicon weighed once for both books
     plain = dataclasses.replace(params, weigh_translations=False)
-    sampled = candidates.CandidateSearcher(None, "books", plain, stop, Lexicons(), {"en", "de"})  # type: ignore[arg-type]
+    sampled = candidates.CandidateSearcher(None, "books", plain, stop, lexicons, {"en", "de"})  # type: ignore[arg-type]
     f = books[0]
     query = dict(sampled.labelled_queries(f))["de"]
     hashes, _, _ = translate_with_source(None, f.unique.pages, stemmed, hashes=f.unique.stems)
     picked = sample_terms(hashes, stop.stems, params.translated_query_terms, STEM_MODULUS)
     assert query.weights is None and list(query.terms) == picked and len(picked) > 100
+
+
+def test_a_translated_query_asks_each_window_of_the_book_apart() -> None:
+    """Issue 27: by default a book asks for its translations once per half of its unique
+    words (reading order), each search the heaviest translations of that half's stems, half
+    the terms, a window's hits (deeper for a book standing in for its editions), the first
+    ``window_outright`` verified outright; a partial translation holds one half's words."""
+    from bookdup.features import STEM_MODULUS
+    from tests.bookdup.test_query_terms import _old_heaviest
+
+    books, stemmed, stop, lexicons = _stem_setup()
+    params = candidates.CandidateParams()
+    assert params.translated_windows == 2 and params.window_outright == 3
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, lexicons, {"en", "de"})  # type: ignore[arg-type]
+    f = books[0]
+    stems = f.unique.stems
+    assert stems is not None
+    halves = (stems[: len(stems) // 2], stems[len(stems) // 2 :])
+    queries = [q for kind, q in searcher.labelled_queries(f) if kind == "de"]
+    assert len(queries) == 2
+    for query, half in zip(queries, halves, strict=True):
+        terms, weights = _old_heaviest(
+            stemmed, distinct(half), stop.stems, 125, STEM_MODULUS, params.untranslated_weight
+        )
+        assert (list(query.terms), query.weights) == (terms, weights)
+        assert (query.size, query.outright) == (params.translation_window_hits, 3)
+    deeper = [q for kind, q in searcher.labelled_queries(f, depth=3) if kind == "de"]
+    assert [q.size for q in deeper] == [3 + 3 * (params.translation_window_hits - 3)] * 2
 
 
 def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_scores() -> None:
@@ -456,8 +495,8 @@ def test_a_books_queries_split_into_its_own_language_and_across() -> None:
         for k in ("all", "same", "across")
     }
     assert kinds["same"] == ["bands", "winnows"]
-    assert kinds["across"] == ["uniq", "de"]
+    assert kinds["across"] == ["uniq", "de", "de"]  # a translated search per window
     assert sorted(kinds["all"]) == sorted(kinds["same"] + kinds["across"])
     # the job's second search reads cached features, without their keys: the same queries
     cached = dataclasses.replace(f, winnows=np.zeros(0, np.uint32))
-    assert [kind for kind, _ in searcher.labelled_queries(cached, "across")] == ["uniq", "de"]
+    assert [kind for kind, _ in searcher.labelled_queries(cached, "across")] == kinds["across"]
