@@ -220,8 +220,8 @@ def run_size(
         "precision": related["precision"],
         "recall": related["recall"],
         "index_kb_per_book": indexed_bytes / 1024 / n_books,
-        # right after the dedup: the books its cluster stage rewrote are still held twice
-        # until the node merges their segments
+        # right after the dedup: the segments its cluster stage replaced stay on disk until
+        # the node's searchers let go of them (seconds)
         "index_kb_per_book_after_dedup": store_bytes(client, names) / 1024 / n_books,
         "failures": len(index.failures),
         **{f"dedup_{k}": float(v) for k, v in dedup.timings.items()},

@@ -29,7 +29,14 @@ from bookdup.cluster import (
 from indexer.failpoints import failpoint
 from store.bulk import bulk_write, bulk_write_concurrently
 from store.iterate import iter_documents
-from store.schema import IndexNames, add_display_title, flush, paused_refresh, refresh
+from store.schema import (
+    IndexNames,
+    add_display_title,
+    flush,
+    merge_segments,
+    paused_refresh,
+    refresh,
+)
 from store.shown import MARKER, SHOWN_FROM
 
 #: The lock every job that writes relations or cluster ids takes (dedup, remove).
@@ -162,6 +169,7 @@ def write_clusters(client: Elasticsearch, names: IndexNames) -> tuple[int, int, 
         updated = apply_clusters(client, names, clustering)
         failpoint("clusters.applied")  # written, not yet published
         refresh(client, names.books)  # publish: every change at one refresh
-    if updated:
+    if updated:  # the rewritten books' segments merged as the index job's are, then committed
+        merge_segments(client, names.books)
         flush(client, names.books)
     return updated, len(set(clustering.editions.values())), len(set(clustering.works.values()))
