@@ -614,34 +614,26 @@ class CandidateSearcher:
         # rescued one edit away, as its indexed keys are (``bookdup.searchedstems``)
         targets = list(self._targets(f)) if across else []
         searched = searched_stems(f, self.pivot_lexicons) if targets else None
-        windows = [distinct(w) for w in self._windows(searched)] if searched is not None else []
+        stems = distinct(searched) if searched is not None else None
+        windows = (
+            self._windows(searched, stems) if searched is not None and stems is not None else []
+        )
         for target, dictionary in targets:
-            out += [
-                (target, query)
-                for query in self._translated_bodies(f, target, dictionary, windows, depth)
-            ]
+            weighed = p.weigh_translations and stem_lexicon(dictionary) is not None
+            parts: list[np.ndarray | None] = list(windows) if weighed and windows else [stems]
+            for part in parts:
+                query = self._translated_body(f, target, dictionary, part, depth, len(parts))
+                out.append((target, query))
         return [(kind, q) for kind, q in out if not q.hopeless]
 
-    def _windows(self, stems: np.ndarray) -> list[np.ndarray]:
-        """``stems`` (in reading order) cut into ``translated_windows`` equal runs."""
+    def _windows(self, searched: np.ndarray, stems: np.ndarray) -> list[np.ndarray]:
+        """The distinct stems of each of ``translated_windows`` equal runs of ``searched`` (in
+        reading order); the whole book's (``stems``) alone when one query asks them all."""
         k = max(1, self.params.translated_windows)
-        return [stems[len(stems) * i // k : len(stems) * (i + 1) // k] for i in range(k)]
-
-    def _translated_bodies(
-        self,
-        f: BookFeatures,
-        target: str,
-        dictionary: Dictionary,
-        windows: list[np.ndarray],
-        depth: int,
-    ) -> list[CandidateQuery]:
-        """The queries for ``f``'s translations into ``target``: one per window of its
-        distinct stems when translations are weighed, else one for the whole book."""
-        weighed = self.params.weigh_translations and stem_lexicon(dictionary) is not None
-        if windows and weighed:
-            return [self._translated_body(f, target, dictionary, w, depth) for w in windows]
-        whole = distinct(np.concatenate(windows)) if windows else None
-        return [self._translated_body(f, target, dictionary, whole, depth)]
+        if k == 1 or len(stems) <= self.params.translated_query_terms:
+            return [stems]
+        n = len(searched)
+        return [distinct(searched[n * i // k : n * (i + 1) // k]) for i in range(k)]
 
     def _translated_body(
         self,
@@ -650,6 +642,7 @@ class CandidateSearcher:
         dictionary: Dictionary,
         stems: np.ndarray | None,
         depth: int = 1,
+        windows: int = 1,
     ) -> CandidateQuery:
         """The query for ``f``'s translations into ``target``: the heaviest translations of
         its distinct ``stems`` (``bookdup.query_terms``; a sample of them when translations
@@ -657,8 +650,8 @@ class CandidateSearcher:
         p = self.params
         stemmed = stem_lexicon(dictionary) if stems is not None else None
         if stemmed is not None and stems is not None and p.weigh_translations:
-            windowed = p.translated_windows > 1
-            terms = p.translated_query_terms // max(1, p.translated_windows)
+            windowed = windows > 1
+            terms = p.translated_query_terms // windows
             picked, heaviest = heaviest_translations(self._weighted_lexicon(stemmed), stems, terms)
             return CandidateQuery(
                 f.book_id,

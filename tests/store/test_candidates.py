@@ -373,6 +373,8 @@ def test_a_translated_query_asks_each_window_of_the_book_apart() -> None:
     words (reading order), each search the heaviest translations of that half's stems, half
     the terms, a window's hits (deeper for a book standing in for its editions), the first
     ``window_outright`` verified outright; a partial translation holds one half's words."""
+    import dataclasses
+
     from bookdup.features import STEM_MODULUS
     from tests.bookdup.test_query_terms import _old_heaviest
 
@@ -394,6 +396,12 @@ def test_a_translated_query_asks_each_window_of_the_book_apart() -> None:
         assert (query.size, query.outright) == (params.translation_window_hits, 3)
     deeper = [q for kind, q in searcher.labelled_queries(f, depth=3) if kind == "de"]
     assert [q.size for q in deeper] == [3 + 3 * (params.translation_window_hits - 3)] * 2
+    # a book whose every stem one query can ask is asked whole (a short book's halves could
+    # each fall under the floor of shared terms)
+    asks_all = dataclasses.replace(params, translated_query_terms=len(distinct(stems)))
+    whole = candidates.CandidateSearcher(None, "books", asks_all, stop, lexicons, {"en", "de"})  # type: ignore[arg-type]
+    [query] = [q for kind, q in whole.labelled_queries(f) if kind == "de"]
+    assert (query.size, query.outright) == (params.translation_hits, None)
 
 
 def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_scores() -> None:
