@@ -32,6 +32,7 @@ from bookdup.minhash import fmix64
 from bookdup.relate import Lexicons
 from bookdup.stemming import stem_lexicon, stem_words
 from bookdup.translate import hashed_lexicon, in_lexicon, translate_with_source
+from bookdup.winnow import KeyFrequencies
 
 #: The language every book's words are mapped into: the one every lexicon reaches.
 PIVOT_LANGUAGE = "en"
@@ -188,3 +189,31 @@ def key_terms(keys: np.ndarray) -> list[str]:
     raw = top.astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - KEY_BITS // 8 :]
     text = base64.urlsafe_b64encode(raw.tobytes()).decode("ascii")
     return [text[i : i + 8] for i in range(0, len(text), 8)]
+
+
+def table_keys(keys: np.ndarray) -> np.ndarray:
+    """The top 32 bits of 64-bit pivot keys: the document-frequency table's keys (a chance
+    collision only keeps a key the table would have dropped)."""
+    return (np.asarray(keys, dtype=np.uint64) >> np.uint64(32)).astype(np.uint32)
+
+
+def terms_table_keys(terms: Sequence[str]) -> np.ndarray:
+    """A document's stored key terms (``key_terms``) as their distinct ``table_keys``."""
+    if not terms:
+        return np.zeros(0, np.uint32)
+    raw = np.frombuffer(base64.urlsafe_b64decode("".join(terms)), np.uint8)
+    top = raw.reshape(-1, KEY_BITS // 8)[:, :4].copy()
+    return np.unique(top.view(">u4").reshape(-1).astype(np.uint32))
+
+
+def held_elsewhere(
+    query: np.ndarray, own: np.ndarray, table: KeyFrequencies, max_df: int
+) -> np.ndarray:
+    """The ``query`` keys (uint64) held by 1 … ``max_df`` books other than the querying one.
+    A key no other book holds scores no hit, so dropping it changes no list; ``own`` are the
+    querying book's indexed keys (``table_keys``, sorted), counted in the ``table``
+    (min_count 1)."""
+    query = np.asarray(query, dtype=np.uint64)
+    top = table_keys(query)
+    df = table.df(top).astype(np.int64) - isin_sorted(top, own)
+    return query[(df >= 1) & (df <= max_df)]

@@ -63,8 +63,12 @@ class KeyFrequencies:
         self.n_books = n_books
 
     @classmethod
-    def from_books(cls, per_book: Iterable[np.ndarray], chunk: int = 20_000_000) -> KeyFrequencies:
-        """Counts over ``per_book`` (each book's distinct keys); ``chunk`` keys per merge."""
+    def from_books(
+        cls, per_book: Iterable[np.ndarray], chunk: int = 20_000_000, min_count: int = 2
+    ) -> KeyFrequencies:
+        """Counts over ``per_book`` (each book's distinct keys); ``chunk`` keys per merge. The
+        keys held by fewer than ``min_count`` books are left out (1: every key is kept, so a
+        key not in the table is held by none)."""
         keys, counts = np.zeros(0, np.uint32), np.zeros(0, np.uint32)
         pending: list[np.ndarray] = []
         size = n_books = 0
@@ -76,12 +80,12 @@ class KeyFrequencies:
                 keys, counts = _merge(keys, counts, pending)
                 pending, size = [], 0
         keys, counts = _merge(keys, counts, pending)
-        shared = counts >= 2
+        shared = counts >= min_count
         return cls(keys[shared], counts[shared], n_books)
 
     def df(self, keys: np.ndarray) -> np.ndarray:
-        """Books holding each of ``keys`` (0 or 1 for a key not in the table: held by one at
-        most, which this table does not tell apart)."""
+        """Books holding each of ``keys`` (0 for a key not in the table: held by fewer than
+        ``from_books``' ``min_count``, which the table does not tell apart)."""
         keys = np.asarray(keys, dtype=np.uint32)
         if self.keys.size == 0:
             return np.zeros(keys.size, np.uint32)

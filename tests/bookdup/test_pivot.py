@@ -12,11 +12,15 @@ from bookdup.pivot import (
     INDEX_SENSES,
     QUERY_SENSES,
     PivotLexicons,
+    held_elsewhere,
     key_terms,
     pair_keys,
     pivot_keys,
+    table_keys,
+    terms_table_keys,
 )
 from bookdup.searchedstems import searched_stems
+from bookdup.winnow import KeyFrequencies
 from store.keys import document_keys, pivot_document_keys
 
 
@@ -143,3 +147,30 @@ def test_a_noisy_book_is_indexed_and_searched_by_its_rescued_stems() -> None:
     assert loads and rescued is not None
     assert np.mean(rescued == intact) >= 0.95
     assert document_keys(noisy, 1, load)["stems"] == stem_sample(rescued)
+
+
+def test_a_query_keeps_exactly_the_keys_another_book_holds() -> None:
+    """The job's df filter: every key a query shares with another book stays (so no hit's
+    score changes), every key no other book holds goes, and so does a common one."""
+    rng = np.random.default_rng(48)
+    pool = rng.integers(1, 2**63, 3000, dtype=np.uint64)
+    books = [np.unique(rng.choice(pool, 300)) for _ in range(30)]
+    stored = [terms_table_keys(key_terms(keys)) for keys in books]
+    for terms, keys in zip(stored, books, strict=True):
+        assert np.array_equal(terms, np.unique(table_keys(keys)))
+    table = KeyFrequencies.from_books(iter(stored), min_count=1)
+    me = 7
+    own = stored[me]
+    # a query holds its own keys and others (another sense of its words) that it does not index
+    query = np.unique(np.concatenate([books[me], rng.choice(pool, 900)]))
+    kept = held_elsewhere(query, own, table, 10**6)
+    others = [set(table_keys(b).tolist()) for i, b in enumerate(books) if i != me]
+    held = {k for k in table_keys(query).tolist() if any(k in o for o in others)}
+    assert set(table_keys(kept).tolist()) == held
+    assert 0 < kept.size < query.size
+    for other in others:  # what each other book shares with the query: unchanged
+        assert held & other == set(table_keys(query).tolist()) & other
+    # a key more than 2 other books hold is a common pair
+    df = {k: sum(k in o for o in others) for k in held}
+    banded = set(table_keys(held_elsewhere(query, own, table, 2)).tolist())
+    assert banded == {k for k in held if df[k] <= 2} and banded != held

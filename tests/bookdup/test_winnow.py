@@ -92,3 +92,9 @@ def test_hex_terms_round_trip() -> None:
     assert terms[2] == "deadbeef"
     assert terms_to_hashes(terms).tolist() == values.tolist()
     assert terms_to_hashes([]).size == 0
+
+
+def test_key_frequencies_keep_every_key_with_a_count_of_one() -> None:
+    books = [np.array([1, 2, 3], np.uint32), np.array([2, 3], np.uint32), np.array([3], np.uint32)]
+    table = KeyFrequencies.from_books(iter(books), min_count=1)
+    assert table.df(np.array([1, 2, 3, 4], np.uint32)).tolist() == [1, 2, 3, 0]
