@@ -36,7 +36,7 @@ from bookdup.relate import plan_pair
 from generator.corpus import GeneratorConfig, generate_corpus
 from indexer.dedup_job import DedupParams, run_dedup
 from indexer.dedup_stages import prepare
-from indexer.index_job import run_index
+from indexer.index_job import IndexOptions, run_index
 from readers.groundtruth import load_jsonl
 from store.connection import ConnectionSettings, connect
 from store.iterate import iter_documents
@@ -170,7 +170,8 @@ def run_size(
     names = IndexNames(f"{prefix}-{n_books}")
     drop_indices(client, names)
     t0 = time.monotonic()
-    index = run_index(client, names, [out / "books"])
+    pivots = params is not None and params.candidates.pivot_pairs
+    index = run_index(client, names, [out / "books"], IndexOptions(pivot_pairs=pivots))
     index_s = time.monotonic() - t0
     indexed_bytes = store_bytes(client, names)  # as the index job leaves it: merged
     recorder = CandidateRecorder()
@@ -255,6 +256,11 @@ def main() -> None:
         "--param", action="append", default=[], help="a CandidateParams field NAME=VALUE"
     )
     parser.add_argument(
+        "--pivot-pairs",
+        action="store_true",
+        help="index and query the pivot pair keys too (IndexOptions, CandidateParams.pivot_pairs)",
+    )
+    parser.add_argument(
         "--misses",
         type=Path,
         help="write the related pairs no candidate route reached (JSON lines; the largest size)",
@@ -273,7 +279,9 @@ def main() -> None:
                 args.index_prefix,
                 args.isolated_verify,
                 DedupParams(
-                    candidates=candidate_params(args.param),
+                    candidates=candidate_params(
+                        [*args.param, *(["pivot_pairs=true"] if args.pivot_pairs else [])]
+                    ),
                     translations_by_edition=not args.every_book_across,
                 ),
                 args.misses if n == args.books[-1] else None,
