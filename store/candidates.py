@@ -178,8 +178,12 @@ class CandidateParams:
         return math.ceil(self.max_translation_candidates / max(1, self.translated_windows))
 
     def window_hits_for(self, depth: int) -> int:
-        """``translation_hits_for`` of one window's list."""
+        """``translation_hits_for`` of one window's list: its outright hits alone with
+        ``pivot_pairs``, whose lists hold the partners its screened tail held (at 10K, 0.998 of
+        the translations among the candidates with 30 % of the candidate pairs)."""
         outright = self.window_outright
+        if self.pivot_pairs:
+            return outright
         return outright + depth * (self.translation_window_hits - outright)
 
     def max_df(self, n_books: int) -> int:

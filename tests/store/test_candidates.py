@@ -396,6 +396,12 @@ def test_a_translated_query_asks_each_window_of_the_book_apart() -> None:
         assert (query.size, query.outright) == (params.translation_window_hits, 3)
     deeper = [q for kind, q in searcher.labelled_queries(f, depth=3) if kind == "de"]
     assert [q.size for q in deeper] == [3 + 3 * (params.translation_window_hits - 3)] * 2
+    # with the pivot pair keys, whose lists hold what the screened tail held, the outright alone
+    pivoted = dataclasses.replace(params, pivot_pairs=True)
+    searcher = candidates.CandidateSearcher(None, "books", pivoted, stop, lexicons, {"en", "de"})  # type: ignore[arg-type]
+    for depth in (1, 3):
+        sizes = [q.size for kind, q in searcher.labelled_queries(f, depth=depth) if kind == "de"]
+        assert sizes == [3, 3]
     # a book whose every stem one query can ask is asked whole (a short book's halves could
     # each fall under the floor of shared terms)
     asks_all = dataclasses.replace(params, translated_query_terms=len(distinct(stems)))
