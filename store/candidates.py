@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -500,23 +500,27 @@ def winnow_frequencies(client: Elasticsearch, index: str) -> KeyFrequencies | No
     the millions held by 2 … 20 books, so the job reads each book's keys once (~7,000 a book)
     and counts them itself. None when no book has winnowed keys (indexed before they existed).
     """
-    hits = iter_documents(
-        client, index, query={"exists": {"field": WINNOWS_FIELD}}, source=[WINNOWS_FIELD]
-    )
-    table = KeyFrequencies.from_books(
-        terms_to_hashes(hit["_source"].get(WINNOWS_FIELD, [])) for hit in hits
-    )
-    return table if table.n_books else None
+    return stored_key_frequencies(client, index, WINNOWS_FIELD, terms_to_hashes, 2)
 
 
 def pivot_frequencies(client: Elasticsearch, index: str) -> KeyFrequencies | None:
-    """Document frequencies of every stored pivot key (``bookdup.pivot.table_keys``), read
-    from _source as the winnowed keys' are; None when no book has them."""
-    hits = iter_documents(
-        client, index, query={"exists": {"field": PIVOTS.field}}, source=[PIVOTS.field]
-    )
+    """Document frequencies of every stored pivot key (``bookdup.pivot.table_keys``), each
+    count kept: a key one other book holds is a query's to ask."""
+    return stored_key_frequencies(client, index, PIVOTS.field, terms_table_keys, 1)
+
+
+def stored_key_frequencies(
+    client: Elasticsearch,
+    index: str,
+    field: str,
+    decode: Callable[[Sequence[str]], np.ndarray],
+    min_count: int,
+) -> KeyFrequencies | None:
+    """``KeyFrequencies`` of the keys of ``field`` read from every book's ``_source``
+    (``decode``: a book's terms to its distinct keys); None when no book has the field."""
+    hits = iter_documents(client, index, query={"exists": {"field": field}}, source=[field])
     table = KeyFrequencies.from_books(
-        (terms_table_keys(hit["_source"].get(PIVOTS.field, [])) for hit in hits), min_count=1
+        (decode(hit["_source"].get(field, [])) for hit in hits), min_count=min_count
     )
     return table if table.n_books else None
 

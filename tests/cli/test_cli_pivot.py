@@ -4,6 +4,7 @@ the flag reaches the same index and candidate paths as ``IndexOptions`` /
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 
@@ -71,6 +72,15 @@ def test_pivot_pairs_from_the_command_line(es_client, index_names, gutenberg, tm
     assert run.searcher.pivot_queries(german)
     pivot_list = list(run.searcher.ranked([german]))[-1]
     assert (pivot_list.kind, pivot_list.hits[0][0]) == ("en", ENGLISH)
+    # the job counted every stored key, and its searches ask only those another book holds
+    searcher = run.searcher
+    table = searcher.stop.pivots
+    assert table is not None and table.n_books == 4
+    asked = {t for q in searcher.pivot_queries(german) for t in q.terms}
+    searcher.stop = dataclasses.replace(searcher.stop, pivots=None)
+    every = {t for q in searcher.pivot_queries(german) for t in q.terms}
+    searcher.stop = dataclasses.replace(searcher.stop, pivots=table)
+    assert asked < every and len(asked) < len(every) / 2
 
     result = invoke(index_names, "dedup", "--pivot-pairs", "--json")
     assert result.exit_code == 0, result.output
