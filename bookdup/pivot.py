@@ -20,7 +20,7 @@ stored keys hold them; a pair is found by the query of either side.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -207,13 +207,16 @@ def terms_table_keys(terms: Sequence[str]) -> np.ndarray:
 
 
 def held_elsewhere(
-    query: np.ndarray, own: np.ndarray, table: KeyFrequencies, max_df: int
+    query: np.ndarray, tables: Mapping[str, KeyFrequencies], language: str, max_df: int
 ) -> np.ndarray:
-    """The ``query`` keys (uint64) held by 1 … ``max_df`` books other than the querying one.
-    A key no other book holds scores no hit, so dropping it changes no list; ``own`` are the
-    querying book's indexed keys (``table_keys``, sorted), counted in the ``table``
-    (min_count 1)."""
+    """The ``query`` keys (uint64) of a book of ``language`` held by 1 … ``max_df`` books of
+    the other languages (``tables``: the stored keys' counts by language, min_count 1). A
+    pivot search reaches only the other languages' books: a key none of them holds scores no
+    hit, so dropping it changes no list."""
     query = np.asarray(query, dtype=np.uint64)
     top = table_keys(query)
-    df = table.df(top).astype(np.int64) - isin_sorted(top, own)
+    df = np.zeros(top.size, np.int64)
+    for other, table in tables.items():
+        if other != language:
+            df += table.df(top)
     return query[(df >= 1) & (df <= max_df)]

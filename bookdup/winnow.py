@@ -69,19 +69,37 @@ class KeyFrequencies:
         """Counts over ``per_book`` (each book's distinct keys); ``chunk`` keys per merge. The
         keys held by fewer than ``min_count`` books are left out (1: every key is kept, so a
         key not in the table is held by none)."""
-        keys, counts = np.zeros(0, np.uint32), np.zeros(0, np.uint32)
-        pending: list[np.ndarray] = []
-        size = n_books = 0
-        for book_keys in per_book:
-            pending.append(np.asarray(book_keys, dtype=np.uint32))
-            size += pending[-1].size
-            n_books += 1
+        tables = cls.by_label((("", keys) for keys in per_book), chunk, min_count)
+        return tables.get("") or cls(np.zeros(0, np.uint32), np.zeros(0, np.uint32), 0)
+
+    @classmethod
+    def by_label(
+        cls,
+        per_book: Iterable[tuple[str, np.ndarray]],
+        chunk: int = 20_000_000,
+        min_count: int = 2,
+    ) -> dict[str, KeyFrequencies]:
+        """``from_books`` of each label's books ((label, distinct keys) a book, e.g. its
+        language), in one pass."""
+        merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        pending: dict[str, list[np.ndarray]] = {}
+        books: dict[str, int] = {}
+        size = 0
+        for label, book_keys in per_book:
+            pending.setdefault(label, []).append(np.asarray(book_keys, dtype=np.uint32))
+            books[label] = books.get(label, 0) + 1
+            size += pending[label][-1].size
             if size >= chunk:
-                keys, counts = _merge(keys, counts, pending)
-                pending, size = [], 0
-        keys, counts = _merge(keys, counts, pending)
-        shared = counts >= min_count
-        return cls(keys[shared], counts[shared], n_books)
+                for name, arrays in pending.items():
+                    merged[name] = _merge(*merged.get(name, _EMPTY), arrays)
+                pending, size = {}, 0
+        for name, arrays in pending.items():
+            merged[name] = _merge(*merged.get(name, _EMPTY), arrays)
+        out = {}
+        for name, (keys, counts) in merged.items():
+            shared = counts >= min_count
+            out[name] = cls(keys[shared], counts[shared], books[name])
+        return out
 
     def df(self, keys: np.ndarray) -> np.ndarray:
         """Books holding each of ``keys`` (0 for a key not in the table: held by fewer than
@@ -98,6 +116,9 @@ class KeyFrequencies:
             raise ValueError(f"need 2 <= min_df <= max_df, not {min_df}, {max_df}")
         df = self.df(keys)
         return np.asarray(keys, dtype=np.uint32)[(df >= min_df) & (df <= max_df)]
+
+
+_EMPTY = (np.zeros(0, np.uint32), np.zeros(0, np.uint32))
 
 
 def _merge(

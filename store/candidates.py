@@ -36,7 +36,6 @@ from bookdup.pivot import (
     held_elsewhere,
     key_terms,
     pivot_keys,
-    table_keys,
     terms_table_keys,
 )
 from bookdup.query_terms import WeightedLexicon, heaviest_translations, weighted_lexicon
@@ -149,9 +148,9 @@ class CandidateParams:
     # A query keeps one key in this many (key % n == 0; the keys are hashes, so a uniform
     # sample): a pivot search's node time grows with its keys (issue 27, stop 43).
     pivot_query_sample: int = 1
-    # A pivot query asks only keys that 1 … ``pivot_max_df`` other books hold (the job's table
-    # of the stored keys: a key no other book holds scores no hit; one many hold is a common
-    # pair): at 3K, 2.9x fewer search seconds and the partner first in more lists.
+    # A pivot query asks only keys that 1 … ``pivot_max_df`` books of other languages hold
+    # (the job's tables of the stored keys: a key none of them holds scores no hit; one many
+    # hold is a common pair): fewer search seconds and the partner first in more lists.
     pivot_max_df: int = 5
 
     def winnow_minimum(self, n_terms: int) -> int:
@@ -441,9 +440,10 @@ class StopLists:
     #: sorted uint32 hashes of the unique words held by more than ``common_df`` books (boilerplate
     #: everywhere): dropped from verification
     common: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.uint32))
-    #: document frequency of every stored pivot key (``bookdup.pivot.table_keys``; None: not
-    #: read, as without ``pivot_pairs``: pivot queries ask all their keys)
-    pivots: KeyFrequencies | None = None
+    #: document frequency of every stored pivot key by the books' language
+    #: (``bookdup.pivot.table_keys``; None: not read, as without ``pivot_pairs``: pivot
+    #: queries ask all their keys)
+    pivots: dict[str, KeyFrequencies] | None = None
 
     @property
     def n_terms(self) -> int:
@@ -500,13 +500,14 @@ def winnow_frequencies(client: Elasticsearch, index: str) -> KeyFrequencies | No
     the millions held by 2 … 20 books, so the job reads each book's keys once (~7,000 a book)
     and counts them itself. None when no book has winnowed keys (indexed before they existed).
     """
-    return stored_key_frequencies(client, index, WINNOWS_FIELD, terms_to_hashes, 2)
+    return stored_key_frequencies(client, index, WINNOWS_FIELD, terms_to_hashes, 2).get("")
 
 
-def pivot_frequencies(client: Elasticsearch, index: str) -> KeyFrequencies | None:
-    """Document frequencies of every stored pivot key (``bookdup.pivot.table_keys``), each
-    count kept: a key one other book holds is a query's to ask."""
-    return stored_key_frequencies(client, index, PIVOTS.field, terms_table_keys, 1)
+def pivot_frequencies(client: Elasticsearch, index: str) -> dict[str, KeyFrequencies] | None:
+    """Document frequencies of every stored pivot key (``bookdup.pivot.table_keys``) by the
+    books' language, each count kept: a key one book of another language holds is a query's
+    to ask. None when no book has them."""
+    return stored_key_frequencies(client, index, PIVOTS.field, terms_table_keys, 1, "language")
 
 
 def stored_key_frequencies(
@@ -515,14 +516,20 @@ def stored_key_frequencies(
     field: str,
     decode: Callable[[Sequence[str]], np.ndarray],
     min_count: int,
-) -> KeyFrequencies | None:
+    by: str | None = None,
+) -> dict[str, KeyFrequencies]:
     """``KeyFrequencies`` of the keys of ``field`` read from every book's ``_source``
-    (``decode``: a book's terms to its distinct keys); None when no book has the field."""
-    hits = iter_documents(client, index, query={"exists": {"field": field}}, source=[field])
-    table = KeyFrequencies.from_books(
-        (decode(hit["_source"].get(field, [])) for hit in hits), min_count=min_count
+    (``decode``: a book's terms to its distinct keys), one table for each value of the field
+    ``by`` (one, under "", without); empty when no book has the field."""
+    source = [field] if by is None else [field, by]
+    hits = iter_documents(client, index, query={"exists": {"field": field}}, source=source)
+    return KeyFrequencies.by_label(
+        (
+            ("" if by is None else str(hit["_source"].get(by, "")), decode(hit["_source"][field]))
+            for hit in hits
+        ),
+        min_count=min_count,
     )
-    return table if table.n_books else None
 
 
 @dataclass(frozen=True)
@@ -762,8 +769,7 @@ class CandidateSearcher:
         keys = pivot_keys(f.unique.stems, f.language, lexicons, p.pivot_query_senses)
         keys = keys[keys % np.uint64(p.pivot_query_sample) == 0]
         if self.stop.pivots is not None:
-            own = distinct(table_keys(pivot_keys(f.unique.stems, f.language, lexicons)))
-            keys = held_elsewhere(keys, own, self.stop.pivots, p.pivot_max_df)
+            keys = held_elsewhere(keys, self.stop.pivots, f.language, p.pivot_max_df)
         terms = key_terms(keys)
         step = p.pivot_query_chunk
         return [

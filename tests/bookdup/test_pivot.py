@@ -149,28 +149,30 @@ def test_a_noisy_book_is_indexed_and_searched_by_its_rescued_stems() -> None:
     assert document_keys(noisy, 1, load)["stems"] == stem_sample(rescued)
 
 
-def test_a_query_keeps_exactly_the_keys_another_book_holds() -> None:
-    """The job's df filter: every key a query shares with another book stays (so no hit's
-    score changes), every key no other book holds goes, and so does a common one."""
+def test_a_query_keeps_exactly_the_keys_books_of_other_languages_hold() -> None:
+    """The job's df filter: every key a query shares with a book of another language stays (so
+    no hit of a pivot search, which reaches only those, changes its score); a key only books
+    of its own language hold goes, and so does a common one."""
     rng = np.random.default_rng(48)
     pool = rng.integers(1, 2**63, 3000, dtype=np.uint64)
-    books = [np.unique(rng.choice(pool, 300)) for _ in range(30)]
-    stored = [terms_table_keys(key_terms(keys)) for keys in books]
-    for terms, keys in zip(stored, books, strict=True):
+    books = [(("de", "en", "fr")[i % 3], np.unique(rng.choice(pool, 300))) for i in range(30)]
+    stored = [(language, terms_table_keys(key_terms(keys))) for language, keys in books]
+    for (_, terms), (_, keys) in zip(stored, books, strict=True):
         assert np.array_equal(terms, np.unique(table_keys(keys)))
-    table = KeyFrequencies.from_books(iter(stored), min_count=1)
-    me = 7
-    own = stored[me]
-    # a query holds its own keys and others (another sense of its words) that it does not index
-    query = np.unique(np.concatenate([books[me], rng.choice(pool, 900)]))
-    kept = held_elsewhere(query, own, table, 10**6)
-    others = [set(table_keys(b).tolist()) for i, b in enumerate(books) if i != me]
-    held = {k for k in table_keys(query).tolist() if any(k in o for o in others)}
-    assert set(table_keys(kept).tolist()) == held
-    assert 0 < kept.size < query.size
-    for other in others:  # what each other book shares with the query: unchanged
-        assert held & other == set(table_keys(query).tolist()) & other
-    # a key more than 2 other books hold is a common pair
-    df = {k: sum(k in o for o in others) for k in held}
-    banded = set(table_keys(held_elsewhere(query, own, table, 2)).tolist())
-    assert banded == {k for k in held if df[k] <= 2} and banded != held
+    tables = KeyFrequencies.by_label(iter(stored), chunk=1000, min_count=1)
+    assert {k: t.n_books for k, t in tables.items()} == {"de": 10, "en": 10, "fr": 10}
+    # a German book's query: its own keys and others (another sense of its words)
+    query = np.unique(np.concatenate([books[0][1], rng.choice(pool, 900)]))
+    kept = set(table_keys(held_elsewhere(query, tables, "de", 10**6)).tolist())
+    others = [set(table_keys(keys).tolist()) for language, keys in books if language != "de"]
+    asked = set(table_keys(query).tolist())
+    assert kept == {k for k in asked if any(k in o for o in others)}
+    assert 0 < len(kept) < len(asked)
+    for other in others:  # what each book of another language shares with the query
+        assert kept & other == asked & other
+    german = set().union(*(set(table_keys(k).tolist()) for lang, k in books if lang == "de"))
+    assert (asked & german) - kept  # held only in German: not asked
+    # a key more than 2 books of other languages hold is a common pair
+    df = {k: sum(k in o for o in others) for k in kept}
+    banded = set(table_keys(held_elsewhere(query, tables, "de", 2)).tolist())
+    assert banded == {k for k in kept if df[k] <= 2} and banded != kept
