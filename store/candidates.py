@@ -507,7 +507,8 @@ def pivot_frequencies(client: Elasticsearch, index: str) -> dict[str, KeyFrequen
     """Document frequencies of every stored pivot key (``bookdup.pivot.table_keys``) by the
     books' language, each count kept: a key one book of another language holds is a query's
     to ask. None when no book has them."""
-    return stored_key_frequencies(client, index, PIVOTS.field, terms_table_keys, 1, "language")
+    tables = stored_key_frequencies(client, index, PIVOTS.field, terms_table_keys, 1, "language")
+    return tables or None
 
 
 def stored_key_frequencies(
@@ -765,8 +766,7 @@ class CandidateSearcher:
         p = self.params
         if not p.pivot_pairs or not any(True for _ in self._targets(f)):
             return []
-        lexicons = self.pivot_lexicons()
-        keys = pivot_keys(f.unique.stems, f.language, lexicons, p.pivot_query_senses)
+        keys = pivot_keys(f.unique.stems, f.language, self.pivot_lexicons(), p.pivot_query_senses)
         keys = keys[keys % np.uint64(p.pivot_query_sample) == 0]
         if self.stop.pivots is not None:
             keys = held_elsewhere(keys, self.stop.pivots, f.language, p.pivot_max_df)
