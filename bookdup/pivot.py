@@ -3,13 +3,16 @@
 A book's unique-word stems, in reading order, are mapped into English stems (English books as
 they are; another language's through its stem lexicon into English), dropping the words no
 lexicon knows (OCR-garbled words, names); a key is an ordered pair of English stems at most
-``PIVOT_GAP`` positions apart, hashed to 64 bits. A translation keeps most rare words in about
+``INDEX_GAP`` (a document's keys) or ``QUERY_GAP`` (a query's) positions apart, hashed to 64
+bits. A translation keeps most rare words in about
 the same order, so it shares keys with its original that an unrelated book of the same size
 does not: single translated stems are shared by chance, ordered pairs of them rarely
 (docs/EVALUATION.md, "Pivot pair keys").
 
-The index holds each word's first sense; a query expands each word to ``QUERY_SENSES`` senses
-(every pair of senses), since the other side's first sense may be any of them.
+The index holds each word's first sense and its pairs at most 2 apart; a query expands each word
+to ``QUERY_SENSES`` senses (every pair of senses), since the other side's first sense may be any
+of them, and pairs words up to 3 apart, since a translation moves words: a pair is found when
+it is close on one side and near on the other, by either side's query.
 
 A document's words no lexicon knows are first looked up up to one edit
 (``bookdup.editlookup``): an OCR-garbled word found again keeps its place in the pair chain.
@@ -36,8 +39,10 @@ from bookdup.winnow import KeyFrequencies
 
 #: The language every book's words are mapped into: the one every lexicon reaches.
 PIVOT_LANGUAGE = "en"
-#: Pairs of words at most this many positions apart (in the book's unique-word sequence).
-PIVOT_GAP = 3
+#: Pairs of words at most this many positions apart (in the book's unique-word sequence) in
+#: a document's keys and in a query's: the index holds most of the keys, so its side is short.
+INDEX_GAP = 2
+QUERY_GAP = 3
 INDEX_SENSES = 1
 #: Bits of a key its keyword term keeps: 8 base64 characters.
 KEY_BITS = 48
@@ -152,7 +157,7 @@ def pivot_senses(
     return out[known]
 
 
-def pair_keys(senses: np.ndarray, gap: int = PIVOT_GAP) -> np.ndarray:
+def pair_keys(senses: np.ndarray, gap: int) -> np.ndarray:
     """Sorted distinct uint64 keys of every ordered pair (a sense of word i, a sense of word j),
     1 <= j - i <= ``gap``."""
     out = [np.zeros(0, np.uint64)]
@@ -174,12 +179,14 @@ def pivot_keys(
     lexicons: PivotLexicons,
     senses: int = INDEX_SENSES,
     words: Sequence[str] | None = None,
+    gap: int = INDEX_GAP,
 ) -> np.ndarray:
-    """A book's pivot pair keys (``senses`` per word: ``INDEX_SENSES`` for its document,
-    ``QUERY_SENSES`` for its query); with its unique ``words``, garbled ones looked up first."""
+    """A book's pivot pair keys (``senses`` per word and pairs up to ``gap`` apart:
+    ``INDEX_SENSES`` and ``INDEX_GAP`` for its document, ``QUERY_SENSES`` and ``QUERY_GAP``
+    for its query); with its unique ``words``, garbled ones looked up first."""
     if stems is not None and words is not None:
         stems = rescued_stems(stems, words, language, lexicons)
-    return pair_keys(pivot_senses(stems, language, lexicons, senses))
+    return pair_keys(pivot_senses(stems, language, lexicons, senses), gap)
 
 
 def key_terms(keys: np.ndarray) -> list[str]:

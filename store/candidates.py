@@ -31,6 +31,7 @@ from bookdup.dictionary import Dictionary
 from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
 from bookdup.pairs import pair_key
 from bookdup.pivot import (
+    QUERY_GAP,
     QUERY_SENSES,
     PivotLexicons,
     held_elsewhere,
@@ -145,6 +146,9 @@ class CandidateParams:
     # Senses a query word expands to (``bookdup.pivot.QUERY_SENSES``: the offline study's);
     # a search's cost grows with its keys, about senses² a pair.
     pivot_query_senses: int = QUERY_SENSES
+    # Words a query pairs up to this many apart (``bookdup.pivot.QUERY_GAP``; the documents'
+    # pairs are shorter, ``INDEX_GAP``).
+    pivot_query_gap: int = QUERY_GAP
     # A query keeps one key in this many (key % n == 0; the keys are hashes, so a uniform
     # sample): a pivot search's node time grows with its keys (issue 27, stop 43).
     pivot_query_sample: int = 1
@@ -766,7 +770,13 @@ class CandidateSearcher:
         p = self.params
         if not p.pivot_pairs or not any(True for _ in self._targets(f)):
             return []
-        keys = pivot_keys(f.unique.stems, f.language, self.pivot_lexicons(), p.pivot_query_senses)
+        keys = pivot_keys(
+            f.unique.stems,
+            f.language,
+            self.pivot_lexicons(),
+            p.pivot_query_senses,
+            gap=p.pivot_query_gap,
+        )
         keys = keys[keys % np.uint64(p.pivot_query_sample) == 0]
         if self.stop.pivots is not None:
             keys = held_elsewhere(keys, self.stop.pivots, f.language, p.pivot_max_df)

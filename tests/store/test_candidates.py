@@ -420,7 +420,7 @@ def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_sco
 
     from bookdup.features import extract_features
     from bookdup.model import Book
-    from bookdup.pivot import QUERY_SENSES, PivotLexicons, key_terms, pivot_keys
+    from bookdup.pivot import QUERY_GAP, QUERY_SENSES, PivotLexicons, key_terms, pivot_keys
     from tests.bookdup.test_pivot import _Lexicons, _words
 
     rng = np.random.default_rng(27)
@@ -428,7 +428,7 @@ def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_sco
     lexicons = _Lexicons(english, german, rng)
     f = extract_features(Book(id="q", pages=[" ".join(german[:1200])], language="de"))
     pivot = PivotLexicons.from_lexicons(lexicons)
-    keys = key_terms(pivot_keys(f.unique.stems, "de", pivot, QUERY_SENSES))
+    keys = key_terms(pivot_keys(f.unique.stems, "de", pivot, QUERY_SENSES, gap=QUERY_GAP))
     assert len(keys) > 5000
     empty = np.zeros(0, np.uint32)
     stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, None, empty)
