@@ -197,9 +197,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--pivot-pairs",
-        action="store_true",
-        help="index and query the pivot pair keys too (issue 27: IndexOptions and "
-        "CandidateParams.pivot_pairs); their lists are the kind 'pivot'",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="index and query the pivot pair keys (issue 27: IndexOptions and "
+        "CandidateParams.pivot_pairs; default: on, as the tool's); their lists are the kind "
+        "'pivot'",
     )
     add_quick(parser, words_min=4_000, words_max=8_000)
     args = parse_args(parser)
@@ -222,7 +224,7 @@ def main() -> None:
         index_s = time.monotonic() - started
         assert summary.indexed == n, summary
 
-    overrides = [*args.param, *(["pivot_pairs=true"] if args.pivot_pairs else [])]
+    overrides = [f"pivot_pairs={args.pivot_pairs}", *args.param]
     params = DedupParams(candidates=candidate_params(overrides))
     started = time.monotonic()
     run = prepare(client, names, params, "candidate-bench", None)

@@ -257,8 +257,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--pivot-pairs",
-        action="store_true",
-        help="index and query the pivot pair keys too (IndexOptions, CandidateParams.pivot_pairs)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="index and query the pivot pair keys (IndexOptions, CandidateParams.pivot_pairs; "
+        "default: on, as the tool's)",
     )
     parser.add_argument(
         "--misses",
@@ -279,9 +281,7 @@ def main() -> None:
                 args.index_prefix,
                 args.isolated_verify,
                 DedupParams(
-                    candidates=candidate_params(
-                        [*args.param, *(["pivot_pairs=true"] if args.pivot_pairs else [])]
-                    ),
+                    candidates=candidate_params([f"pivot_pairs={args.pivot_pairs}", *args.param]),
                     translations_by_edition=not args.every_book_across,
                 ),
                 args.misses if n == args.books[-1] else None,

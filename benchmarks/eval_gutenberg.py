@@ -110,10 +110,12 @@ def parse_truth(readme: Path) -> list[TruthPair]:
 
 
 def index_and_dedup(
-    client: Any, names: Any, root: Path, *, pivot_pairs: bool = False
+    client: Any, names: Any, root: Path, *, pivot_pairs: bool = True, among: Path | None = None
 ) -> dict[str, Any]:
     """Fresh indices, every .txt indexed (explicit paths), then a full dedup run (with
-    ``pivot_pairs``: the pivot pair keys indexed and queried too, issue 27)."""
+    ``pivot_pairs``: the pivot pair keys indexed and queried too, issue 27); with ``among`` (a
+    generated corpus), its books indexed beside them: the candidates' caps meet a collection
+    (issue 27: the real books inside a 3,000-book one)."""
     from indexer.dedup_job import run_dedup
     from indexer.dedup_stages import DedupParams
     from indexer.index_job import IndexOptions, run_index
@@ -123,7 +125,8 @@ def index_and_dedup(
     drop_indices(client, names)
     paths = sorted(root.glob("*.txt"))
     t0 = time.monotonic()
-    summary = run_index(client, names, paths, IndexOptions(pivot_pairs=pivot_pairs))
+    inputs = [*paths, *([among / "books"] if among else [])]
+    summary = run_index(client, names, inputs, IndexOptions(pivot_pairs=pivot_pairs))
     index_s = time.monotonic() - t0
     t0 = time.monotonic()
     params = DedupParams(candidates=CandidateParams(pivot_pairs=pivot_pairs))
@@ -137,6 +140,7 @@ def index_and_dedup(
         "candidate_pairs": dedup.candidate_pairs,
         "verified_pairs": dedup.verified_pairs,
         "dedup_timings": dedup.timings,
+        "collection": summary.indexed,
     }
 
 
@@ -311,7 +315,9 @@ def render(
         "--index-prefix evgut` (indexes the 80 `.txt` files with PG header/footer as found, "
         "runs `dedup`, scores the stored relations against the README's pair table).",
         "",
-        f"- books {run['books']}, index {run['index_s']} s, dedup {run['dedup_s']} s; "
+        f"- books {run['books']}"
+        + (f" among {run['collection']} indexed" if run.get("collection", 0) > run["books"] else "")
+        + f", index {run['index_s']} s, dedup {run['dedup_s']} s; "
         f"candidate pairs {run['candidate_pairs']}, verified {run['verified_pairs']} of "
         f"{run['books'] * (run['books'] - 1) // 2} → fraction verified **{fv:.3f}**",
         f"- ground truth: {len(related)} related pairs, of which {len(reachable)} reachable "
@@ -419,7 +425,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--data", type=Path, default=GUTENBERG)
     ap.add_argument("--reuse", action="store_true", help="score the relations already indexed")
     ap.add_argument("--report", type=Path, default=REPORT)
-    ap.add_argument("--pivot-pairs", action="store_true", help="issue 27's pivot pair keys too")
+    ap.add_argument(
+        "--among",
+        type=Path,
+        help="a generated corpus (bookdup generate) indexed beside the real books: their "
+        "relations are scored inside that collection (a relation to one of its books is false)",
+    )
+    ap.add_argument(
+        "--pivot-pairs",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="index and query issue 27's pivot pair keys (default: on, as the tool's)",
+    )
     args = ap.parse_args(argv)
     client = connect(ConnectionSettings.from_env(url=args.es_url))
     names = IndexNames(prefix=args.index_prefix)
@@ -441,8 +458,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             "verified_pairs": last["counts"]["verified_pairs"],
         }
     else:
-        run = index_and_dedup(client, names, args.data, pivot_pairs=args.pivot_pairs)
-    relations = stored_relations(client, names)
+        run = index_and_dedup(
+            client, names, args.data, pivot_pairs=args.pivot_pairs, among=args.among
+        )
+    real = {p.stem for p in args.data.glob("*.txt")}
+    relations = [r for r in stored_relations(client, names) if {r["a"], r["b"]} & real]
     langs = languages_of(client, names)
     words = words_of(client, names)
     related = {pair_key(t.a, t.b) for t in truth if t.related}

@@ -148,11 +148,11 @@ def cli(
     "LocalCluster of --workers processes (needs the 'dask' extra)",
 )
 @click.option(
-    "--pivot-pairs",
-    is_flag=True,
-    help="experimental: also index each book's pivot pair keys (its rare words in order, "
-    "mapped into English) for `bookdup dedup --pivot-pairs`; books already indexed and "
-    "unchanged get none until indexed again",
+    "--pivot-pairs/--no-pivot-pairs",
+    default=True,
+    help="index each book's pivot pair keys (its rare words in order, mapped into English), "
+    "which `bookdup dedup` and `match` search for translations; books already indexed and "
+    "unchanged get none until indexed again [default: on]",
 )
 @pass_context
 def index_cmd(
@@ -223,9 +223,10 @@ def _report_without_pivots(client: Any, names: IndexNames) -> None:
     missing, total = books_without_pivots(client, names)
     if missing:
         click.echo(
-            f"{missing} of {total} books hold no pivot pair keys (indexed without "
-            "--pivot-pairs, or in a language no lexicon maps into English): their translations "
-            "are found by the other keys only; `bookdup reset` and index again to give them keys",
+            f"{missing} of {total} books hold no pivot pair keys (indexed by an earlier build "
+            "or with --no-pivot-pairs, or in a language no lexicon maps into English): their "
+            "translations are found by the other keys only; `bookdup reset` and index again "
+            "to give them keys",
             err=True,
         )
 
@@ -278,7 +279,7 @@ def _report_failures(failures: list[tuple[str, str]], run_id: str, limit: int = 
     help="verify on Dask: a scheduler's address (tcp://host:8786), or 'local' for a "
     "LocalCluster of --workers processes (needs the 'dask' extra)",
 )
-@click.option("--pivot-pairs", is_flag=True, help=PIVOT_QUERY_HELP)
+@click.option("--pivot-pairs/--no-pivot-pairs", default=True, help=PIVOT_QUERY_HELP)
 @pass_context
 def dedup_cmd(
     ctx: Context,

@@ -23,10 +23,10 @@ from store.connection import serving_client
 
 T = TypeVar("T")
 
-#: ``--pivot-pairs`` of dedup and match (issue 27; off by default: its searches cost ~5x).
+#: ``--pivot-pairs/--no-pivot-pairs`` of dedup and match (issue 27).
 PIVOT_QUERY_HELP = (
-    "experimental: also find translations by the pivot pair keys of books indexed with "
-    "`bookdup index --pivot-pairs` (more translations among the candidates, slower searches)"
+    "also find translations by the books' pivot pair keys (`bookdup index` stores them; "
+    "used only when some book holds them) [default: on]"
 )
 
 
@@ -148,7 +148,7 @@ def _related_of(ctx: Any, book_id: str) -> dict[str, Any]:
     return _run(lambda: related(client, ctx.names.books, ctx.names.relations, book_id))
 
 
-def _match_file(ctx: Any, path: Path, pivot_pairs: bool = False) -> dict[str, Any]:
+def _match_file(ctx: Any, path: Path, pivot_pairs: bool = True) -> dict[str, Any]:
     from query.match import match, read_one_book
     from store.candidates import CandidateParams
 
@@ -213,7 +213,7 @@ editions_cmd = _related_command("editions", "The same as `bookdup related` (its 
 @click.command("match")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True)
-@click.option("--pivot-pairs", is_flag=True, help=PIVOT_QUERY_HELP)
+@click.option("--pivot-pairs/--no-pivot-pairs", default=True, help=PIVOT_QUERY_HELP)
 @click.pass_obj
 def match_cmd(ctx: Any, path: Path, as_json: bool, pivot_pairs: bool) -> None:
     """Related books of a text that is not in the index (any input format); writes nothing."""

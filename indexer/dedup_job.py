@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -55,7 +55,7 @@ from indexer.failpoints import failpoint
 from indexer.pipeline import prefetch
 from indexer.verify_pool import Planned, Verifier, open_verifier
 from store.bulk import Action, bulk_write
-from store.candidates import QueryKinds
+from store.candidates import QueryKinds, with_held_pivots
 from store.iterate import batched
 from store.links import stored_links
 from store.locks import JobLock
@@ -438,6 +438,8 @@ def run_dedup(
     """
     params = params or DedupParams()
     ensure_indices(client, names)
+    candidates = with_held_pivots(client, names.books, params.candidates)
+    params = replace(params, candidates=candidates)
     if not full and since is None:
         settled = settled_by(client, names, params)
         if settled is not None:

@@ -114,10 +114,10 @@ class IndexOptions:
     # Extract on Dask instead of the process pool: "local" (a LocalCluster of ``workers``
     # processes started for the job) or a running scheduler's address (indexer.dask_cluster).
     scheduler: str | None = None
-    # Also index the pivot pair keys (issue 27, off by default: CandidateParams.pivot_pairs
-    # queries them; the field is added to the books mapping, books already indexed and
-    # unchanged get none until indexed again).
-    pivot_pairs: bool = False
+    # Also index the pivot pair keys (issue 27; CandidateParams.pivot_pairs queries them): the
+    # field is added to the books mapping, books already indexed and unchanged get none until
+    # indexed again.
+    pivot_pairs: bool = True
 
     @property
     def max_book_bytes(self) -> int:

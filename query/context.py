@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from elasticsearch import Elasticsearch
 
 from readers.dictionaries import Dictionaries
-from store.candidates import CandidateParams, CandidateSearcher, StopLists, indexed_languages
+from store.candidates import (
+    CandidateParams,
+    CandidateSearcher,
+    StopLists,
+    indexed_languages,
+    with_held_pivots,
+)
 from store.features import FeatureCache
 from store.retry import with_retries
 from store.schema import IndexNames
@@ -95,11 +101,12 @@ class ReadSide:
         self.compute_lock = threading.Lock()
 
     def _read_state(self, version: tuple[int, object]) -> _State:
-        stop = StopLists.from_index(self.client, self.names.books, self.params, winnows=False)
+        params = with_held_pivots(self.client, self.names.books, self.params)
+        stop = StopLists.from_index(self.client, self.names.books, params, winnows=False)
         languages = indexed_languages(self.client, self.names.books)
         cache = FeatureCache(self.client, self.names.books, stop, size=READ_CACHE_SIZE)
         searcher = CandidateSearcher(
-            self.client, self.names.books, self.params, stop, self.lexicons, languages
+            self.client, self.names.books, params, stop, self.lexicons, languages
         )
         searcher.max_concurrent = READ_MSEARCH_CONCURRENCY
         return _State(stop, languages, cache, searcher, time.monotonic(), version)

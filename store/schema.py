@@ -362,7 +362,7 @@ def add_pivot_field(client: Elasticsearch, names: IndexNames) -> None:
     if PIVOTS.field in source.get("excludes", []):
         raise ValueError(
             f"{names.books} keeps pivot pair keys out of _source, so the dedup job's updates "
-            "would drop them: `bookdup reset` and index again to use --pivot-pairs"
+            "would drop them: `bookdup reset` and index again, or index with --no-pivot-pairs"
         )
     with_retries()(client.indices.put_mapping)(
         index=names.books,

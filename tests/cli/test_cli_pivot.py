@@ -1,6 +1,7 @@
-"""`bookdup index / dedup / match --pivot-pairs` (issue 27, experimental) against a real node:
-the flag reaches the same index and candidate paths as ``IndexOptions`` /
-``CandidateParams.pivot_pairs``, and says which books its keys miss."""
+"""`bookdup index / dedup / match` with their pivot pair keys (issue 27, on by default) against
+a real node: the flag reaches the same index and candidate paths as ``IndexOptions`` /
+``CandidateParams.pivot_pairs``, says which books its keys miss, and an index whose books hold
+none is searched as before the keys."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def test_pivot_pairs_from_the_command_line(es_client, index_names, gutenberg, tm
     pride = word_slice(gutenberg_body("pride-en-pg1342"), 9000, 2000)
     write_txt(corpus / "pride.txt", paginate(pride, 40), title="Pride and Prejudice")
 
-    result = invoke(index_names, "index", "--workers", "2", "--pivot-pairs", str(corpus))
+    result = invoke(index_names, "index", "--workers", "2", str(corpus))
     assert result.exit_code == 0, result.output
     assert "4 indexed" in result.stdout and "no pivot pair keys" not in result.stderr
     assert _with_pivots(es_client, index_names) == 4
@@ -82,7 +83,7 @@ def test_pivot_pairs_from_the_command_line(es_client, index_names, gutenberg, tm
     searcher.stop = dataclasses.replace(searcher.stop, pivots=table)
     assert asked < every and len(asked) < len(every) / 2
 
-    result = invoke(index_names, "dedup", "--pivot-pairs", "--json")
+    result = invoke(index_names, "dedup", "--json")
     assert result.exit_code == 0, result.output
     from_cli = json.loads(result.stdout)
     cli_relations = _relations(es_client, index_names)
@@ -94,17 +95,17 @@ def test_pivot_pairs_from_the_command_line(es_client, index_names, gutenberg, tm
     assert from_api.relations == from_cli["relations"]
     assert _relations(es_client, index_names) == cli_relations
 
-    # the last run had the flag: a run without it is work to do, the next one is not
-    result = invoke(index_names, "dedup")
+    # the last run had the keys: a run without them is work to do, the next one is not
+    result = invoke(index_names, "dedup", "--no-pivot-pairs")
     assert result.exit_code == 0 and "nothing new" not in result.stdout, result.output
-    assert "nothing new since" in invoke(index_names, "dedup").stdout
+    assert "nothing new since" in invoke(index_names, "dedup", "--no-pivot-pairs").stdout
 
     later = tmp_path / "later"
     later.mkdir()
     write_txt(later / "more.txt", paginate(word_slice(pride, 3000), 40), title="Pride, part")
-    assert invoke(index_names, "index", str(later)).exit_code == 0
+    assert invoke(index_names, "index", "--no-pivot-pairs", str(later)).exit_code == 0
     assert _with_pivots(es_client, index_names) == 4
-    result = invoke(index_names, "dedup", "--pivot-pairs")
+    result = invoke(index_names, "dedup")
     assert result.exit_code == 0, result.output
     assert "1 of 5 books hold no pivot pair keys" in result.stderr
 
@@ -112,18 +113,48 @@ def test_pivot_pairs_from_the_command_line(es_client, index_names, gutenberg, tm
 def test_match_with_pivot_pairs_lists_the_translation(
     es_client, index_names, gutenberg, tmp_path
 ) -> None:
-    """`bookdup match --pivot-pairs` of a text not in the index goes through the same
+    """`bookdup match` (pivot pair keys by default) of a text not in the index goes through the same
     candidate path: the German partial translation matches the English Werther."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for book in (ENGLISH, "alice-en-pg11"):
         shutil.copy(gutenberg / f"{book}.txt", corpus / f"{book}.txt")
-    assert invoke(index_names, "index", "--pivot-pairs", str(corpus)).exit_code == 0
+    assert invoke(index_names, "index", str(corpus)).exit_code == 0
 
-    result = invoke(
-        index_names, "match", "--pivot-pairs", "--json", str(gutenberg / f"{GERMAN_PART}.txt")
-    )
+    result = invoke(index_names, "match", "--json", str(gutenberg / f"{GERMAN_PART}.txt"))
     assert result.exit_code == 0, result.output
     found = json.loads(result.stdout)
     listed = {(r["book_id"], r["relation"]) for r in found["relations"]}
     assert (ENGLISH, "TRANSLATION") in listed, found
+
+
+def test_books_without_pivot_keys_are_searched_as_before(
+    es_client, index_names, gutenberg, tmp_path
+) -> None:
+    """An index whose books hold no pivot pair keys (built by an earlier build, or with
+    `--no-pivot-pairs`): the dedup job and `match` turn the keys off rather than search an
+    empty field and cut the translated lists those searches stand in for, and the job finds
+    the same relations as one run without the keys."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for book in (ENGLISH, GERMAN_PART, "alice-en-pg11"):
+        shutil.copy(gutenberg / f"{book}.txt", corpus / f"{book}.txt")
+    result = invoke(index_names, "index", "--no-pivot-pairs", str(corpus))
+    assert result.exit_code == 0, result.output
+    assert _with_pivots(es_client, index_names) == 0
+
+    default = run_dedup(es_client, index_names, full=True)
+    refresh(es_client, index_names.runs)
+    [record] = es_client.search(index=index_names.runs, query={"term": {"kind": "dedup"}})["hits"][
+        "hits"
+    ]
+    assert record["_source"]["params"]["pivot_pairs"] is False
+    relations = _relations(es_client, index_names)
+    assert [r[2] for r in relations if {r[0], r[1]} == {ENGLISH, GERMAN_PART}] == ["TRANSLATION"]
+    off = DedupParams(candidates=CandidateParams(pivot_pairs=False))
+    without = run_dedup(es_client, index_names, params=off, full=True)
+    assert (default.candidate_pairs, default.relations) == (
+        without.candidate_pairs,
+        without.relations,
+    )
+    assert _relations(es_client, index_names) == relations

@@ -118,9 +118,9 @@ def test_writers_at_once_on_a_full_write_queue_lose_nothing(small_node) -> None:
 
 def test_the_index_job_rides_back_pressure_and_says_so(small_node, tmp_path) -> None:
     corpus = tmp_path / "corpus"
-    # 2K-4K words: ~25-45 KB a stored book since the winnowed keys (books v4); at 3K-6K words
-    # (~55 KB) a book plus the other worker's request in flight no longer fit under the limit
-    generate_corpus(GeneratorConfig(seed=5, n_books=30, words_min=2000, words_max=4000), corpus)
+    # 1K-2K words: a book with its winnowed and pivot keys plus the other worker's request in
+    # flight fit under the limit; at 2K-4K words with the pivot keys (stop 49) they did not
+    generate_corpus(GeneratorConfig(seed=5, n_books=30, words_min=1000, words_max=2000), corpus)
     names = IndexNames("bp-job")
     ensure_indices(small_node, names)
     options = IndexOptions(workers=2, bulk_chunk=30)

@@ -379,7 +379,7 @@ def test_a_translated_query_asks_each_window_of_the_book_apart() -> None:
     from tests.bookdup.test_query_terms import _old_heaviest
 
     books, stemmed, stop, lexicons = _stem_setup()
-    params = candidates.CandidateParams()
+    params = candidates.CandidateParams(pivot_pairs=False)
     assert params.translated_windows == 2 and params.window_outright == 3
     searcher = candidates.CandidateSearcher(None, "books", params, stop, lexicons, {"en", "de"})  # type: ignore[arg-type]
     f = books[0]
@@ -411,7 +411,7 @@ def test_a_translated_query_asks_each_window_of_the_book_apart() -> None:
 
 
 def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_scores() -> None:
-    """Issue 27: without ``pivot_pairs`` nothing is added (the job's searches are today's);
+    """Issue 27: without ``pivot_pairs`` nothing is added (the searches before the keys);
     with it, every one of a book's pivot keys (no stop list) goes in searches of at most
     ``pivot_query_chunk`` idf-scored clauses over the other languages, whose hits come back
     as one list per target language: each book's scores summed, best first, ties by book id,
@@ -446,7 +446,7 @@ def test_pivot_queries_only_with_the_flag_split_under_the_clause_cap_and_sum_sco
                     answers[at] = {"hits": {"hits": [{"sort": h} for h in hits]}}
             return type("R", (), {"body": {"responses": answers}})()
 
-    off = candidates.CandidateParams()
+    off = candidates.CandidateParams(pivot_pairs=False)
     on = dataclasses.replace(off, pivot_pairs=True, pivot_query_chunk=2000, pivot_hits=2)
     languages = {"en", "de", "fr"}
     plain = candidates.CandidateSearcher(Client(), "books", off, stop, lexicons, languages)  # type: ignore[arg-type]
