@@ -17,19 +17,21 @@ Needs a running node (ELASTICSEARCH_URL, default http://127.0.0.1:9200). Ends wi
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import resource
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from bench_candidates import candidate_params
 from bench_injob import compare, record_job, result_fields
 from quick import add_quick, parse_args
 
 import indexer.dedup_job
 import store.candidates
-from bookdup.compare import screen_features
+from bookdup.compare import compare_features, screen_features
 from bookdup.evaluate import relation_metrics
 from bookdup.pairs import pair_key
 from bookdup.relate import plan_pair
@@ -39,6 +41,7 @@ from indexer.dedup_stages import prepare
 from indexer.index_job import IndexOptions, run_index
 from readers.groundtruth import load_jsonl
 from store.connection import ConnectionSettings, connect
+from store.features import FeatureCache
 from store.iterate import iter_documents
 from store.schema import IndexNames, drop_indices
 
@@ -146,6 +149,29 @@ def store_bytes(client, names: IndexNames) -> int:  # type: ignore[no-untyped-de
     return int(stats["_all"]["primaries"]["store"]["size_in_bytes"])
 
 
+def compared_translations(client, names: IndexNames, truth: list[dict]) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """The truth translations that verification alone calls TRANSLATION (`compare_features` on
+    the stored features through the job's lexicon: ``bookdup compare``'s decision without the
+    collection): issue 27's end-to-end TRANSLATION target counts those."""
+    pairs = {pair_key(t["a"], t["b"]) for t in truth if t["relation"] == "TRANSLATION"}
+    if not pairs:
+        return set()
+    run = prepare(client, names, DedupParams(), "bench-compare", None)
+    none = np.zeros(0, np.uint32)  # no collection masks: the books as compare reads them
+    alone = FeatureCache(
+        client, names.books, dataclasses.replace(run.stop, common=none, frequent=none)
+    )
+    feats = alone.get_many({i for p in pairs for i in p})
+    out = set()
+    for a, b in pairs:
+        plan = plan_pair(feats[a], feats[b], run.lexicons)
+        if plan is not None and plan.dictionary is not None:
+            result = compare_features(feats[a], feats[b], dictionary=plan.dictionary)
+            if result["relation"] == "TRANSLATION":
+                out.add((a, b))
+    return out
+
+
 def run_size(
     n_books: int,
     words: tuple[int, int],
@@ -198,6 +224,8 @@ def run_size(
     related = metrics["RELATED"]
     # issue 27's end-to-end target: translations found *as* TRANSLATION
     translated = metrics.get("TRANSLATION", {"precision": 0.0, "recall": 0.0})
+    compared = compared_translations(client, names, truth)
+    as_translation = {pair_key(r["a"], r["b"]) for r in predicted if r["relation"] == "TRANSLATION"}
     found = {(r["a"], r["b"]) for r in predicted}
     truth_pairs = {tuple(sorted((t["a"], t["b"]))) for t in truth}
     row = {
@@ -225,6 +253,9 @@ def run_size(
         "recall": related["recall"],
         "translation_precision": translated["precision"],
         "translation_recall": translated["recall"],
+        # of the truth translations compare alone calls TRANSLATION (issue 27's target)
+        "translation_recall_of_compared": len(compared & as_translation) / max(len(compared), 1),
+        "compared_translations": len(compared),
         "index_kb_per_book": indexed_bytes / 1024 / n_books,
         # right after the dedup: the segments its cluster stage replaced stay on disk until
         # the node's searchers let go of them (seconds)
@@ -321,6 +352,8 @@ def main() -> None:
         f"precision={last['precision']:.3f} recall={last['recall']:.3f} "
         f"translation_precision={last['translation_precision']:.3f} "
         f"translation_recall={last['translation_recall']:.3f} "
+        f"translation_recall_of_compared={last['translation_recall_of_compared']:.3f} "
+        f"compared_translations={last['compared_translations']} "
         f"index_kb_per_book={last['index_kb_per_book']:.1f} peak_mb={peak_mb:.0f}"
         + "".join(f" {result_fields({k: last[k]})}" for k in INJOB_RESULT if k in last)
     )

@@ -51,6 +51,7 @@ from store.candidates import (
     QueryKinds,
     StopLists,
     indexed_languages,
+    with_held_pivots,
 )
 from store.features import DEFAULT_CACHE_SIZE, FeatureCache
 from store.iterate import batched, iter_documents
@@ -116,7 +117,11 @@ def prepare(
 
     The stop lists are read in a thread, mostly waiting on the node (its aggregations, the
     pages of winnowed keys), while this one loads the lexicons on the driver's core, instead of
-    one after the other."""
+    one after the other. The pivot pair keys are left out where no book holds them
+    (``with_held_pivots``)."""
+    params = dataclasses.replace(
+        params, candidates=with_held_pivots(client, names.books, params.candidates)
+    )
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="stop-lists") as pool:
         reading = pool.submit(StopLists.from_index, client, names.books, params.candidates)
         lexicons = Dictionaries(params.translations)

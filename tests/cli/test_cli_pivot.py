@@ -143,6 +143,8 @@ def test_books_without_pivot_keys_are_searched_as_before(
     assert result.exit_code == 0, result.output
     assert _with_pivots(es_client, index_names) == 0
 
+    run = prepare(es_client, index_names, PIVOTED, "pivot-test", None)
+    assert run.searcher.params.pivot_pairs is False and run.stop.pivots is None
     default = run_dedup(es_client, index_names, full=True)
     refresh(es_client, index_names.runs)
     [record] = es_client.search(index=index_names.runs, query={"term": {"kind": "dedup"}})["hits"][
