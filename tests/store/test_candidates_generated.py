@@ -4,7 +4,8 @@ The dedup job's own candidate stage runs over a generated corpus with OCR noise,
 related pair must come back from the queries of one side or the other: a pair that is not a
 candidate is never verified, so candidate recall is the ceiling of the job's recall. The
 same-language pairs come from the winnowed 3-gram keys, the translations from the translated
-stem queries and the other-language unique-word query (shared names and numerals).
+stem queries, the pivot pair keys and the other-language unique-word query (shared names and
+numerals).
 A collection of 300 books, where a language holds ~75 books and a partial translation (a
 volume, an excerpt in an anthology) must outrank the long books of its partner's language.
 """
@@ -19,7 +20,8 @@ from generator import GeneratorConfig, generate_corpus
 from readers.groundtruth import load_jsonl
 
 MIN_SAME_LANGUAGE_RECALL = 0.995
-MIN_TRANSLATION_RECALL = 0.95
+# the pivot pair keys (on by default since stop 49) find every translation here; 0.95 before
+MIN_TRANSLATION_RECALL = 0.98
 
 
 def test_every_related_pair_is_a_candidate(es_client, index_names, tmp_path: Path) -> None:
