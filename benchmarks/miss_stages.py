@@ -28,7 +28,7 @@ from bookdup.features import BookFeatures, extract_features, features_from_doc
 from bookdup.relate import VerifiedPair, classify_verified, plan_pair, verify_planned
 from indexer.dedup_job import DedupParams
 from indexer.dedup_stages import DedupRun, prepare
-from readers import DEFAULT_LINES_PER_PAGE, iter_books
+from readers import DEFAULT_LINES_PER_PAGE, ReadError, iter_books
 from store.connection import ConnectionSettings, connect
 from store.features import prepare_features
 from store.keys import source_read_keys, stored_keys
@@ -86,13 +86,16 @@ _NO_LEXICONS = _NoLexicons()
 
 def _alone(corpus: Path, book: dict[str, Any], other: dict[str, Any]) -> str:
     """`bookdup compare` of the two files (floors its 0.45 / z 8, as pair verification)."""
-    fa, fb = (
-        extract_features(
-            next(iter(iter_books([corpus / x["file"]], lines_per_page=DEFAULT_LINES_PER_PAGE)))
-        )
-        for x in (book, other)
-    )
+    fa, fb = (_read(corpus / x["file"]) for x in (book, other))
     return str(compare_features(fa, fb, threshold=0.45, min_z=8.0)["relation"])
+
+
+def _read(path: Path) -> BookFeatures:
+    """The features of the one book at ``path`` (a file that cannot be read stops the script)."""
+    book = next(iter(iter_books([path], lines_per_page=DEFAULT_LINES_PER_PAGE)))
+    if isinstance(book, ReadError):
+        raise SystemExit(str(book))
+    return extract_features(book)
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
