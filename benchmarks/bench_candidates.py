@@ -42,13 +42,13 @@ from indexer.dedup_job import DedupParams
 from indexer.dedup_stages import DedupRun, QueryBatch, prepare, select_books
 from indexer.index_job import IndexOptions, run_index
 from readers.groundtruth import load_jsonl
-from store.candidates import SAME_LANGUAGE_KINDS, CandidateParams, hits_with_scores
+from store.candidates import SAME_LANGUAGE_KINDS, SAME_UNIQ, CandidateParams, hits_with_scores
 from store.connection import ConnectionSettings, connect
 from store.msearch import DFS, msearch
 from store.schema import IndexNames, drop_indices
 
 RANKS = (1, 5, 10, 20, 40, 80, 200)
-KINDS = ("bands", "winnows", "uniq", "translated")
+KINDS = ("bands", "winnows", "uniq", SAME_UNIQ, "translated")
 PIVOT = "pivot"  # the pivot pair keys' searches (``--pivot-pairs``), one list a target language
 
 

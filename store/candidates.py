@@ -57,7 +57,9 @@ STEMS_FIELD = STEMS.field
 WINNOWS_FIELD = WINNOWS.field
 #: ``labelled_queries`` kinds of the queries that are not translated (those are named by their
 #: target language).
-SAME_LANGUAGE_KINDS = frozenset({"bands", "winnows", "uniq"})
+#: The kind of the same-language unique-word query of a book with winnowed keys.
+SAME_UNIQ = "uniq-same"
+SAME_LANGUAGE_KINDS = frozenset({"bands", "winnows", "uniq", SAME_UNIQ})
 #: Which of a book's queries to run: all; those of its own language's books ("same": bands,
 #: winnowed keys); or those of the other languages' ("across": translated, pivot, and the
 #: unique words asked of other languages).
@@ -158,6 +160,13 @@ class CandidateParams:
     # (the job's tables of the stored keys: a key none of them holds scores no hit; one many
     # hold is a common pair): fewer search seconds and the partner first in more lists.
     pivot_max_df: int = 5
+    # A book with winnowed keys also asks for the books of its language sharing the most of
+    # its sampled unique words, idf-weighted, this many (0: not asked): a noisy overlap's
+    # word 3-grams break on both sides (10 % character noise keeps ~3 % of them), its unique
+    # words one in three. At 3K, 3 of the 4 overlaps no other key reached ranked within 10;
+    # same-language candidate recall 0.9986 -> 0.9996 for 19 % more candidate pairs
+    # (docs/EVALUATION.md, issue 27, stop 50).
+    same_language_uniq_hits: int = 10
 
     def winnow_minimum(self, n_terms: int) -> int:
         """Sampled winnowed keys a candidate must share with a query of ``n_terms`` keys."""
@@ -646,7 +655,8 @@ class CandidateSearcher:
         self, f: BookFeatures, kinds: QueryKinds = "all", depth: int = 1
     ) -> list[tuple[str, CandidateQuery]]:
         """(kind, query) of each query of ``kinds`` that can find a book: kind is "bands",
-        "winnows" (or "uniq" for a book without winnowed keys) or the target language. A
+        "winnows" and ``SAME_UNIQ`` (or "uniq" for a book without winnowed keys), "uniq" across
+        languages, or the target language. A
         translated query asking for ``depth`` books screens ``depth`` times as many hits."""
         p = self.params
         same, across = kinds != "across", kinds != "same"
@@ -661,6 +671,9 @@ class CandidateSearcher:
             out.append(("bands", query))
         if same and keyed:
             out.append(("winnows", self._winnow_body(f)))
+            if p.same_language_uniq_hits:
+                query = self._uniq_body(f, f.unique.hashes, f.language)
+                out.append((SAME_UNIQ, dataclasses.replace(query, size=p.same_language_uniq_hits)))
         # Same language from the text keys; the unique-word query still serves the other
         # languages, where shared names, numerals and cognates point at translations. While
         # some books have no winnowed keys (indexed before them, e.g. a migrated v3 index) it
@@ -877,7 +890,7 @@ class CandidateSearcher:
         verified only if their order passes the screen (``bookdup.relate.PairPlan.screened``:
         it screens the pairs across two languages)."""
         for found in self.ranked(batch, kinds, depth):
-            across = found.kind not in ("bands", "winnows")  # these find one language only
+            across = found.kind not in ("bands", "winnows", SAME_UNIQ)  # one language only
             for rank, (other, _score) in enumerate(found.hits):
                 yield pair_key(found.owner, other), across and rank >= found.outright
 

@@ -8,7 +8,7 @@ import pytest
 from bookdup.arrays import distinct
 from store import candidates
 from store.bulk import bulk_write
-from store.candidates import high_df_terms, sample_terms
+from store.candidates import SAME_UNIQ, high_df_terms, sample_terms
 
 
 @pytest.mark.parametrize("page", [50_000, 4])
@@ -150,7 +150,7 @@ class _NoLexicons:
         return None
 
 
-def _kinds(stop: candidates.StopLists, f, **params_: bool) -> dict[str, dict]:
+def _kinds(stop: candidates.StopLists, f, **params_: int) -> dict[str, dict]:
     params = candidates.CandidateParams(**params_)
     searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
     return {kind: q.body() for kind, q in searcher.labelled_queries(f)}
@@ -190,11 +190,38 @@ def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are
     for kinds in (_kinds(stop(2, None), f), _kinds(stop(2, table), unkeyed)):
         assert "winnows" not in kinds and excluded(kinds["uniq"]) == []
     # issue 27's switch: without it bands go only where winnowed keys cannot stand in for them
-    assert list(keyed) == ["bands", "winnows", "uniq"]
+    assert list(keyed) == ["bands", "winnows", SAME_UNIQ, "uniq"]
     cut = {"bands_with_winnows": False}
-    assert list(_kinds(stop(2, table), f, **cut)) == ["winnows", "uniq"]
+    assert list(_kinds(stop(2, table), f, **cut)) == ["winnows", SAME_UNIQ, "uniq"]
     assert list(_kinds(stop(2, table), unkeyed, **cut)) == ["bands", "uniq"]
     assert list(_kinds(stop(2, None), f, **cut)) == ["bands", "uniq"]
+    assert list(_kinds(stop(2, table), f, same_language_uniq_hits=0)) == [
+        "bands",
+        "winnows",
+        "uniq",
+    ]
+
+
+def test_a_keyed_book_asks_its_own_language_for_its_unique_words_too() -> None:
+    """Noisy overlaps lose their word 3-grams on both sides but keep a third of their unique
+    words (issue 27): a keyed book asks the books of its language for them, idf-weighted,
+    ``same_language_uniq_hits`` of them."""
+    from bookdup.features import extract_features
+    from bookdup.model import Book
+    from bookdup.winnow import KeyFrequencies
+
+    rng = np.random.default_rng(5)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
+    f = extract_features(Book(id="a", pages=[" ".join(words)], language="en"))
+    table = KeyFrequencies(f.winnows, np.full(f.winnows.size, 2, np.uint32), n_books=2)
+    empty = np.zeros(0, np.uint32)
+    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, table)
+    body = _kinds(stop, f)[SAME_UNIQ]
+    assert body["size"] == candidates.CandidateParams().same_language_uniq_hits == 10
+    assert body["query"]["bool"]["filter"] == [{"term": {"language": "en"}}]
+    clauses = body["query"]["bool"]["must"][0]["bool"]["should"]
+    assert len(clauses) > 100 and all("term" in c for c in clauses)  # idf-scored terms
 
 
 def test_idf_ranked_queries_are_scored_with_the_whole_index_statistics() -> None:
@@ -286,7 +313,7 @@ def test_every_labelled_query_s_json_is_its_body_s() -> None:
     params = candidates.CandidateParams()
     searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
     queries = searcher.labelled_queries(f)
-    assert [kind for kind, _ in queries] == ["bands", "winnows", "uniq"]
+    assert [kind for kind, _ in queries] == ["bands", "winnows", SAME_UNIQ, "uniq"]
     for _, query in queries:
         body = query.body()
         assert len(body["query"]["bool"]["must"][0]["bool"]["should"]) > 10
@@ -508,7 +535,7 @@ def test_a_books_queries_split_into_its_own_language_and_across() -> None:
         k: [kind for kind, _ in searcher.labelled_queries(f, k)]  # type: ignore[arg-type]
         for k in ("all", "same", "across")
     }
-    assert kinds["same"] == ["bands", "winnows"]
+    assert kinds["same"] == ["bands", "winnows", SAME_UNIQ]
     assert kinds["across"] == ["uniq", "de", "de"]  # a translated search per window
     assert sorted(kinds["all"]) == sorted(kinds["same"] + kinds["across"])
     # the job's second search reads cached features, without their keys: the same queries
