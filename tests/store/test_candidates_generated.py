@@ -3,7 +3,8 @@
 The dedup job's own candidate stage runs over a generated corpus with OCR noise, and every
 related pair must come back from the queries of one side or the other: a pair that is not a
 candidate is never verified, so candidate recall is the ceiling of the job's recall. The
-same-language pairs come from the winnowed 3-gram keys, the translations from the translated
+same-language pairs come from the winnowed 3-gram keys (and, for noisy overlaps whose 3-grams
+broke, the same-language unique-word query), the translations from the translated
 stem queries, the pivot pair keys and the other-language unique-word query (shared names and
 numerals).
 A collection of 300 books, where a language holds ~75 books and a partial translation (a
@@ -18,6 +19,7 @@ from pathlib import Path
 from bookdup.pairs import pair_key
 from generator import GeneratorConfig, generate_corpus
 from readers.groundtruth import load_jsonl
+from store.candidates import SAME_UNIQ
 
 MIN_SAME_LANGUAGE_RECALL = 0.995
 # the pivot pair keys (on by default since stop 49) find every translation here; 0.95 before
@@ -55,6 +57,7 @@ def test_every_related_pair_is_a_candidate(es_client, index_names, tmp_path: Pat
     # a book sharing no keyed text with any other has no winnow query (fewer band keys than
     # the minimum); most books share some
     assert kinds["winnows"] >= 0.8 * n_books
+    assert kinds[SAME_UNIQ] >= 0.8 * n_books  # keyed books ask their unique words too
     same_recall = len(found & same) / len(same)
     cross_recall = len(found & cross) / len(cross)
     print(f"candidates {len(found)}: same {same_recall:.3f}, translated {cross_recall:.3f}")
