@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -202,21 +204,27 @@ def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are
     ]
 
 
-def test_a_keyed_book_asks_its_own_language_for_its_unique_words_too() -> None:
-    """Noisy overlaps lose their word 3-grams on both sides but keep a third of their unique
-    words (issue 27): a keyed book asks the books of its language for them, idf-weighted,
-    ``same_language_uniq_hits`` of them."""
+def _keyed_book(seed: int) -> tuple[Any, candidates.StopLists]:
+    """An English book of 3,000 random words, and stop lists of a two-book collection where
+    another book holds each of its winnowed keys."""
     from bookdup.features import extract_features
     from bookdup.model import Book
     from bookdup.winnow import KeyFrequencies
 
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
     f = extract_features(Book(id="a", pages=[" ".join(words)], language="en"))
     table = KeyFrequencies(f.winnows, np.full(f.winnows.size, 2, np.uint32), n_books=2)
     empty = np.zeros(0, np.uint32)
-    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, table)
+    return f, candidates.StopLists(2, 50, frozenset(), empty, empty, empty, table)
+
+
+def test_a_keyed_book_asks_its_own_language_for_its_unique_words_too() -> None:
+    """Noisy overlaps lose their word 3-grams on both sides but keep a third of their unique
+    words (issue 27): a keyed book asks the books of its language for them, idf-weighted,
+    ``same_language_uniq_hits`` of them."""
+    f, stop = _keyed_book(5)
     body = _kinds(stop, f)[SAME_UNIQ]
     assert body["size"] == candidates.CandidateParams().same_language_uniq_hits == 10
     assert body["query"]["bool"]["filter"] == [{"term": {"language": "en"}}]
@@ -299,17 +307,7 @@ def test_every_labelled_query_s_json_is_its_body_s() -> None:
     the job sends them (JSON text), equal their bodies as a client would write them."""
     import json
 
-    from bookdup.features import extract_features
-    from bookdup.model import Book
-    from bookdup.winnow import KeyFrequencies
-
-    rng = np.random.default_rng(28)
-    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
-    words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
-    f = extract_features(Book(id="a", pages=[" ".join(words)], language="en"))
-    table = KeyFrequencies(f.winnows, np.full(f.winnows.size, 2, np.uint32), n_books=2)
-    empty = np.zeros(0, np.uint32)
-    stop = candidates.StopLists(2, 50, frozenset(), empty, empty, empty, table)
+    f, stop = _keyed_book(28)
     params = candidates.CandidateParams()
     searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
     queries = searcher.labelled_queries(f)
