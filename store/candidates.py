@@ -55,14 +55,14 @@ BANDS_FIELD = BANDS.field
 UNIQ_FIELD = UNIQ.field
 STEMS_FIELD = STEMS.field
 WINNOWS_FIELD = WINNOWS.field
-#: ``labelled_queries`` kinds of the queries that are not translated (those are named by their
-#: target language).
 #: The kind of the same-language unique-word query of a book with winnowed keys.
 SAME_UNIQ = "uniq-same"
+#: ``labelled_queries`` kinds of the queries that are not translated (those are named by their
+#: target language).
 SAME_LANGUAGE_KINDS = frozenset({"bands", "winnows", "uniq", SAME_UNIQ})
 #: Which of a book's queries to run: all; those of its own language's books ("same": bands,
-#: winnowed keys); or those of the other languages' ("across": translated, pivot, and the
-#: unique words asked of other languages).
+#: winnowed keys, its unique words); or those of the other languages' ("across": translated,
+#: pivot, and the unique words asked of other languages).
 QueryKinds = Literal["all", "same", "across"]
 
 
