@@ -27,7 +27,7 @@ from store.connection import (
     explain_error,
 )
 from store.locks import JobLocked
-from store.schema import DEFAULT_PREFIX, IndexNames, LayoutError
+from store.schema import DEFAULT_PREFIX, IndexNames, LayoutError, prefix_problem
 
 
 @dataclass
@@ -68,6 +68,14 @@ class JobGroup(click.Group):
             ) from exc
 
 
+def _checked_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``--index-prefix`` as Elasticsearch will take it in index names."""
+    problem = prefix_problem(value)
+    if problem:
+        raise click.BadParameter(f"{value!r}: {problem}", ctx, param)
+    return value
+
+
 @click.group(cls=JobGroup)
 @click.option("--es-url", envvar="ELASTICSEARCH_URL", default=None, help="cluster URL")
 @click.option("--api-key", envvar="ELASTICSEARCH_API_KEY", default=None, help="API key")
@@ -76,7 +84,11 @@ class JobGroup(click.Group):
 @click.option("--ca-certs", envvar="ELASTICSEARCH_CA_CERTS", default=None, help="CA bundle")
 @click.option("--timeout", type=float, default=None, help="request timeout in seconds")
 @click.option(
-    "--index-prefix", envvar="BOOKDUP_INDEX_PREFIX", default=DEFAULT_PREFIX, show_default=True
+    "--index-prefix",
+    envvar="BOOKDUP_INDEX_PREFIX",
+    default=DEFAULT_PREFIX,
+    show_default=True,
+    callback=_checked_prefix,
 )
 @click.option("-v", "--verbose", is_flag=True, help="log retries and requests")
 @click.version_option(package_name="bookdup")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -140,11 +141,40 @@ def load_definition(name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
+#: Characters an Elasticsearch index name cannot hold (and ':' it no longer accepts).
+_FORBIDDEN = re.compile(r'[\\/*?"<>|, #:]')
+#: Bytes left for the prefix once the longest suffix ("-relations-v12") is added: an index
+#: name may hold 255.
+MAX_PREFIX_BYTES = 200
+
+
+def prefix_problem(prefix: str) -> str | None:
+    """Why ``prefix`` cannot start Elasticsearch index names, or None: a bad prefix is told
+    at once, not as the node's 400 in the middle of a job."""
+    if not prefix:
+        return "empty"
+    if prefix != prefix.lower():
+        return "index names must be lowercase"
+    if prefix[0] in "-_+":
+        return f"index names cannot start with {prefix[0]!r}"
+    bad = _FORBIDDEN.search(prefix)
+    if bad:
+        return f"index names cannot hold {bad.group()!r}"
+    if len(prefix.encode("utf-8")) > MAX_PREFIX_BYTES:
+        return f"longer than {MAX_PREFIX_BYTES} bytes"
+    return None
+
+
 @dataclass(frozen=True)
 class IndexNames:
     """Alias names for one deployment; a prefix lets tests and tenants share a cluster."""
 
     prefix: str = DEFAULT_PREFIX
+
+    def __post_init__(self) -> None:
+        problem = prefix_problem(self.prefix)
+        if problem:
+            raise ValueError(f"index prefix {self.prefix!r}: {problem}")
 
     @property
     def books(self) -> str:

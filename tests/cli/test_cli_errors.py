@@ -37,6 +37,26 @@ def test_dedup_refuses_fewer_than_one_worker() -> None:
     assert result.exit_code == 2 and "--workers" in result.output
 
 
+@pytest.mark.parametrize(
+    ("prefix", "why"),
+    [("MyBooks", "lowercase"), ("my books", "' '"), ("_books", "start with"), ("a/b", "'/'")],
+)
+def test_a_prefix_elasticsearch_refuses_is_told_before_any_node(prefix: str, why: str) -> None:
+    """A prefix no index name may start with: exit 2 naming the option and the rule, where the
+    node would have answered 400 in the middle of the job (the port is closed: no node)."""
+    result = CliRunner().invoke(
+        cli, ["--es-url", "http://127.0.0.1:1", "--index-prefix", prefix, "dedup"]
+    )
+    assert result.exit_code == 2
+    assert "--index-prefix" in result.output and why in result.output
+
+
+def test_the_prefix_in_the_environment_is_checked_too(monkeypatch) -> None:
+    monkeypatch.setenv("BOOKDUP_INDEX_PREFIX", "Books")
+    result = CliRunner().invoke(cli, ["--es-url", "http://127.0.0.1:1", "status"])
+    assert result.exit_code == 2 and "lowercase" in result.output
+
+
 @pytest.mark.parametrize("command", [["dedup"], ["index", "some/books"]])
 def test_dask_without_distributed_says_what_to_install(monkeypatch, command) -> None:
     """``--scheduler`` without the 'dask' extra: one line naming it, before any node is reached

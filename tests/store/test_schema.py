@@ -9,6 +9,7 @@ import pytest
 
 from store.schema import (
     LOGICAL_INDICES,
+    MAX_PREFIX_BYTES,
     IndexLayout,
     IndexNames,
     drop_indices,
@@ -17,6 +18,24 @@ from store.schema import (
     merge_segments,
     migrate,
 )
+
+
+@pytest.mark.parametrize(
+    "prefix", ["Books", "", "-books", "+b", "a*b", "a,b", "a#b", "a:b", "x" * 201]
+)
+def test_a_prefix_no_index_name_may_start_with_is_refused(prefix: str) -> None:
+    with pytest.raises(ValueError, match="index prefix"):
+        IndexNames(prefix)
+
+
+def test_a_valid_prefix_names_every_index_the_node_accepts(es_client) -> None:
+    """The longest prefix allowed, with a dot and digits, still gives names the node takes."""
+    names = IndexNames(f"t.{uuid.uuid4().hex[:8]}-" + "x" * (MAX_PREFIX_BYTES - 11))
+    try:
+        ensure_indices(es_client, names)
+        assert es_client.indices.exists_alias(name=names.relations)
+    finally:
+        drop_indices(es_client, names)
 
 
 def test_indices_created_behind_aliases(es_client, index_names):
