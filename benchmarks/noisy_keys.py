@@ -11,8 +11,9 @@ candidate when either book's query keeps the other. Printed per set and design: 
 stores, hits per query, candidate pairs per book (and those no truth relation holds), and the
 pairs found per class.
 
-A design is (stream, n, window, minimum word length): ``word`` the normalised words the index
-job winnows today, ``stem`` their Snowball stems, ``corr`` the stems a lexicon does not know
+A design is (stream, n, window, minimum word length): ``prefix`` the normalised words' first
+``bookdup.winnow.PREFIX`` letters, which the index job winnows today, ``word`` the whole words
+(before stop 51), ``stem`` their Snowball stems, ``corr`` the stems a lexicon does not know
 replaced by the one headword stem one edit away (``bookdup.pivot.rescued_stems``, the rescue of
 noisy books' stems); words shorter than the minimum are left out before the n-grams.
 
@@ -37,14 +38,15 @@ from bookdup.model import Book
 from bookdup.pivot import PivotLexicons, rescued_stems
 from bookdup.stemming import stem_hashes
 from bookdup.uniquewords import encode_joined
-from bookdup.winnow import KeyFrequencies, consistent_sample, winnow
+from bookdup.winnow import PREFIX, KeyFrequencies, consistent_sample, winnow
 from readers import iter_books
 from readers.dictionaries import Dictionaries
 from store.candidates import CandidateParams
 
 #: name -> (stream, n, window, minimum word length)
 DESIGNS: dict[str, tuple[str, int, int, int]] = {
-    "word 3-grams, window 16 (today)": ("word", 3, 16, 0),
+    "prefix 5-grams, window 16 (today)": ("prefix", 5, 16, 0),
+    "word 3-grams, window 16 (before stop 51)": ("word", 3, 16, 0),
     "stem 3-grams, window 16": ("stem", 3, 16, 0),
     "corrected 3-grams, window 16": ("corr", 3, 16, 0),
     "word 2-grams, window 16": ("word", 2, 16, 0),
@@ -59,8 +61,8 @@ DESIGNS: dict[str, tuple[str, int, int, int]] = {
 }
 #: name -> (the two designs whose queries both run, hits kept of the second's query)
 UNIONS = {
-    f"today + corrected 2-grams of words >= 4, window 8 ({cap} hits)": (
-        "word 3-grams, window 16 (today)",
+    f"3-grams + corrected 2-grams of words >= 4, window 8 ({cap} hits)": (
+        "word 3-grams, window 16 (before stop 51)",
         "corrected 2-grams of words >= 4, window 8",
         cap,
     )
@@ -76,6 +78,7 @@ def book_streams(book: Book, language: str, lexicons: PivotLexicons) -> Streams:
     vocab = list(enc.vocab)
     out = {
         "word": word_hashes64(vocab)[enc.ids],
+        "prefix": word_hashes64([word[:PREFIX] for word in vocab])[enc.ids],
         "len": np.fromiter(map(len, vocab), np.int32, len(vocab))[enc.ids],
     }
     stems = stem_hashes(vocab, language)

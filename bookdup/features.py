@@ -34,12 +34,13 @@ from bookdup.uniquewords import (
     hash_words,
     unique_from_encoded,
 )
-from bookdup.winnow import winnow
+from bookdup.winnow import text_keys
 
 #: Version of what ``extract_features`` stores: 2 added the unique words' neighbour contexts,
-#: 3 the winnowed 3-gram keys (``winnows``, books mapping v4). A book stored with an older
-#: version is extracted again when its file is indexed again, even if the file did not change.
-FEATURES_VERSION = 3
+#: 3 the winnowed 3-gram keys (``winnows``, books mapping v4), 4 made them word-prefix 5-grams
+#: (books mapping v5). A book stored with an older version is extracted again when its file is
+#: indexed again, even if the file did not change.
+FEATURES_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,8 @@ class BookFeatures:
     page_minhashes: np.ndarray  # uint16[n_pages, page_perm], b-bit
     bands: list[str]
     flags: list[str] = field(default_factory=list)
-    #: sorted distinct winnowed 3-gram keys (``bookdup.winnow``), the same-language candidate
-    #: keys; indexed as terms, not kept in the stored features (empty when read back from them)
+    #: sorted distinct winnowed word-prefix 5-gram keys (``bookdup.winnow``), the same-language
+    #: candidate keys; indexed as terms, not kept in the stored features (empty when read back)
     winnows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
 
 
@@ -182,7 +183,7 @@ def extract_features(book: Book, params: FeatureParams = FeatureParams()) -> Boo
         page_minhashes=pages_sig,
         bands=bands,
         flags=flags,
-        winnows=winnow(h64),
+        winnows=text_keys(enc.vocab, enc.ids),
     )
 
 

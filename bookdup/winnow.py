@@ -1,31 +1,45 @@
-"""Winnowed word-n-gram fingerprints: candidate keys whose evidence does not fade as N grows.
+"""Winnowed word-prefix-n-gram fingerprints: candidate keys whose evidence does not fade as N grows.
 
 Unique words (a word seen once in a book) were the keys of same-language candidate queries,
 but a word seen once in a volume is rarely seen once in the whole work, and a rare word's
 posting list grows with the collection: at 10K generated books related-pair recall had fallen
-to 0.82. A run of shared text is a better key. Hashing every word 3-gram and keeping the
-minimum hash of every window of ``window`` consecutive 3-grams (Schleimer, Wilkerson & Aiken,
+to 0.82. A run of shared text is a better key. Hashing every word n-gram and keeping the
+minimum hash of every window of ``window`` consecutive n-grams (Schleimer, Wilkerson & Aiken,
 "Winnowing", SIGMOD 2003) keeps about 2/(window + 1) of them, and two texts sharing any run of
 ``window + n - 1`` words are guaranteed a common key, whatever else they hold. The selection
 depends only on the text around each key, so a copy, a volume or an excerpt selects the same
 keys where it shares the text.
+
+The n-grams are of each word's first ``PREFIX`` letters (``text_keys``), not of whole words:
+OCR errors fall mostly past a word's second letter, where they leave the key whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from bookdup.arrays import distinct
-from bookdup.minhash import fingerprints_from_hashes
+from bookdup.minhash import fingerprints_from_hashes, word_hashes64
 
-#: Words per n-gram: 3 words rarely repeat by chance across books once the document
-#: frequency band removes common phrases ("one of the"), and survive OCR noise better than 5.
-NGRAM = 3
-#: 3-grams per window: any shared run of 18 words gives a common key; ~12 % of positions kept.
+#: Letters of a word a key keeps. At 10 % character noise on both sides, 5 two-letter prefixes
+#: survive together 2-3x as often as 3 whole words, and match by chance ~10x less often
+#: (docs/EVALUATION.md, "Keys from word prefixes").
+PREFIX = 2
+#: Prefixes per n-gram: 5 (35 bits of a language's prefix entropy) rarely repeat by chance
+#: across books once the document frequency band removes common phrases.
+NGRAM = 5
+#: n-grams per window: any shared run of 20 words gives a common key; ~12 % of positions kept.
 WINDOW = 16
+
+
+def text_keys(vocabulary: Sequence[str], ids: np.ndarray) -> np.ndarray:
+    """The winnowed keys of a text given as its ``vocabulary`` and per-position word ``ids``:
+    n-grams of each word's first ``PREFIX`` letters (sorted distinct uint32)."""
+    prefixes = word_hashes64([word[:PREFIX] for word in vocabulary])
+    return winnow(prefixes[np.asarray(ids, dtype=np.intp)])
 
 
 def winnow(word_hashes: np.ndarray, n: int = NGRAM, window: int = WINDOW) -> np.ndarray:

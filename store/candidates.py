@@ -1,7 +1,7 @@
 """Candidate pairs from term queries: band collisions, shared text keys, translated stems.
 
-Same-language candidates come from winnowed word-3-gram keys (``bookdup.winnow``): each query
-samples ~300 of the book's keys among those held by 2 … 20 books and ranks the books sharing
+Same-language candidates come from winnowed word-prefix 5-gram keys (``bookdup.winnow``): each
+query samples ~300 of the book's keys among those held by 2 … 20 books and ranks the books sharing
 them by how many they share. Books indexed before those keys existed fall back to a query on
 their unique words.
 
@@ -118,16 +118,18 @@ class CandidateParams:
     # book of its digitiser); a rare word of a 20K-word vocabulary is in ~1% of the books.
     max_df_fraction: float = 0.05
     min_max_df: int = 50  # ... but never cut keys held by fewer books than this
-    # Winnowed 3-gram keys (same-language queries). A key held by one book points at no
-    # other; one held by more than ``winnow_max_df`` is a common phrase ("at the same time")
-    # or boilerplate; ~300 keys sampled from that band (docs/EVALUATION.md).
+    # Winnowed keys (same-language queries). A key held by one book points at no other; one
+    # held by more than ``winnow_max_df`` is a common phrase ("at the same time") or
+    # boilerplate; ~300 keys sampled from that band (docs/EVALUATION.md).
     winnow_min_df: int = 2
     winnow_max_df: int = 20
     winnow_query_terms: int = 300
-    winnow_min_shared: int = 3
-    # ... and at least this share of the keys sampled: unrelated books share a few 3-grams of
-    # the band by chance, true pairs a run of text.
-    winnow_min_shared_fraction: float = 0.04
+    # A candidate shares at least this many sampled keys, and this share of them: unrelated
+    # books share a prefix 5-gram of the band ~10x less often than a 3-gram of words, while a
+    # noisy overlap of two long books keeps only ~2-4 % of its keys (docs/EVALUATION.md,
+    # "Keys from word prefixes").
+    winnow_min_shared: int = 2
+    winnow_min_shared_fraction: float = 0.02
     # Also query the pivot pair keys (``bookdup.pivot``, indexed by an index job with
     # ``IndexOptions.pivot_pairs``); their hits join the translated ones. Issue 27: at 10K books
     # the translations among the candidates 0.981 -> 0.998 with 30 % of the candidate pairs.

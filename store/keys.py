@@ -99,7 +99,7 @@ STEMS = CandidateKey(
 )
 WINNOWS = CandidateKey(
     "winnows",
-    "winnowed word-3-gram keys (bookdup.winnow): the keys of same-language queries",
+    "winnowed word-prefix 5-gram keys (bookdup.winnow): the keys of same-language queries",
     _winnows,
     doc_values=False,
     features_attr="winnows",

@@ -25,7 +25,7 @@ from bookdup.features import stem_sample_from_doc
 from bookdup.titles import title_from_text
 from store.bulk import bulk_write
 from store.iterate import iter_documents
-from store.keys import PIVOTS, STEMS
+from store.keys import PIVOTS, STEMS, WINNOWS
 from store.retry import with_retries
 from store.shown import MARKER, shown_fields
 
@@ -113,6 +113,19 @@ def keep_without_winnows(source: dict[str, Any]) -> dict[str, Any]:
     return source
 
 
+#: The features version that first stored word-prefix keys in ``winnows`` (books v5).
+PREFIX_KEYS_VERSION = 4
+
+
+def drop_word_winnows(source: dict[str, Any]) -> dict[str, Any]:
+    """Books v4 → v5: the winnowed keys became word-prefix 5-grams, which a book's 3-gram
+    keys never equal; a book stored before loses them and is queried by its unique words until
+    ``bookdup index`` reads its file again (its features_version is behind)."""
+    if WINNOWS.field not in source or source.get("features_version", 1) >= PREFIX_KEYS_VERSION:
+        return source
+    return {k: v for k, v in source.items() if k != WINNOWS.field}
+
+
 def add_display_title(source: dict[str, Any]) -> dict[str, Any]:
     """The title search shows (``store.shown``): the read side takes it from doc values."""
     if MARKER in source:
@@ -128,7 +141,9 @@ def add_display_title(source: dict[str, Any]) -> dict[str, Any]:
 
 def upgrade_book(source: dict[str, Any]) -> dict[str, Any]:
     """A books document of any older version brought to the current one."""
-    return add_display_title(keep_without_winnows(add_found_title(add_stems(source))))
+    return add_display_title(
+        drop_word_winnows(keep_without_winnows(add_found_title(add_stems(source))))
+    )
 
 
 #: Per logical index, what a migrated document goes through on its way to the new version.

@@ -7,7 +7,15 @@ import pytest
 
 from bookdup.features import hex_terms, terms_to_hashes
 from bookdup.minhash import word_hashes64
-from bookdup.winnow import NGRAM, WINDOW, KeyFrequencies, consistent_sample, winnow
+from bookdup.winnow import (
+    NGRAM,
+    PREFIX,
+    WINDOW,
+    KeyFrequencies,
+    consistent_sample,
+    text_keys,
+    winnow,
+)
 
 
 def _words(rng: np.random.Generator, n: int, vocab: int = 50_000) -> list[str]:
@@ -46,9 +54,52 @@ def test_a_copy_keeps_its_keys_where_it_keeps_the_text() -> None:
     assert np.isin(kv, kb).mean() > 0.99
 
 
+def _letter_words(rng: np.random.Generator, n: int) -> list[str]:
+    """Words of 3-10 letters a-z: word-like prefixes (``_words``' all start with 'w')."""
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    return ["".join(rng.choice(letters, int(rng.integers(3, 11)))) for _ in range(n)]
+
+
+def _text_keys(words: list[str]) -> np.ndarray:
+    vocabulary, ids = np.unique(np.array(words), return_inverse=True)
+    return text_keys(vocabulary.tolist(), ids)
+
+
+def test_text_keys_give_any_shared_run_a_common_key() -> None:
+    rng = np.random.default_rng(5)
+    run = WINDOW + NGRAM - 1
+    for trial in range(100):
+        shared = _letter_words(rng, run)
+        a = _letter_words(rng, int(rng.integers(0, 300))) + shared + _letter_words(rng, 100)
+        b = _letter_words(rng, int(rng.integers(0, 300))) + shared + _letter_words(rng, 50)
+        assert np.intersect1d(_text_keys(a), _text_keys(b)).size >= 1, trial
+
+
+def test_an_ocr_error_past_a_words_prefix_keeps_every_key() -> None:
+    """A misread letter past a word's first ``PREFIX`` changes no key; the same errors in
+    whole-word 3-grams (the keys before) change most of them."""
+    rng = np.random.default_rng(6)
+    words = _letter_words(rng, 5_000)
+    misread = [
+        w[:PREFIX] + w[PREFIX:].replace(w[-1], "#") if rng.random() < 0.3 else w for w in words
+    ]
+    assert np.array_equal(_text_keys(words), _text_keys(misread))
+    whole = winnow(word_hashes64(words), n=3), winnow(word_hashes64(misread), n=3)
+    assert np.intersect1d(*whole).size < 0.5 * whole[0].size
+
+
+def test_unrelated_texts_share_no_text_key() -> None:
+    rng = np.random.default_rng(7)
+    a, b = _letter_words(rng, 20_000), _letter_words(rng, 20_000)
+    ka = _text_keys(a)
+    assert np.intersect1d(ka, _text_keys(b)).size == 0
+    assert 1.6 / (WINDOW + 1) < ka.size / len(a) < 2.4 / (WINDOW + 1)
+
+
 def test_short_texts_and_bad_arguments() -> None:
-    assert winnow(word_hashes64(["a", "b"])).size == 0
-    assert winnow(word_hashes64(["a", "b", "c", "d"])).size == 1
+    words = [f"w{i}" for i in range(NGRAM + 1)]
+    assert winnow(word_hashes64(words[: NGRAM - 1])).size == 0  # no whole n-gram
+    assert winnow(word_hashes64(words)).size == 1  # under one window: its smallest n-gram
     with pytest.raises(ValueError, match="window"):
         winnow(word_hashes64(["a"] * 10), window=0)
 

@@ -3,8 +3,8 @@
 The dedup job's own candidate stage runs over a generated corpus with OCR noise, and every
 related pair must come back from the queries of one side or the other: a pair that is not a
 candidate is never verified, so candidate recall is the ceiling of the job's recall. The
-same-language pairs come from the winnowed 3-gram keys (and, for noisy overlaps whose 3-grams
-broke, the same-language unique-word query), the translations from the translated
+same-language pairs come from the winnowed word-prefix 5-gram keys (and, for noisy overlaps
+whose keys broke, the same-language unique-word query), the translations from the translated
 stem queries, the pivot pair keys and the other-language unique-word query (shared names and
 numerals).
 A collection of 300 books, where a language holds ~75 books and a partial translation (a

@@ -74,6 +74,32 @@ def test_migrate_copies_documents_and_swaps_alias(es_client, index_names):
     es_client.indices.delete(index=old)
 
 
+def _book_document(book_id: str) -> dict:
+    """The document the index worker builds for a 500-word English book (it has winnowed keys)."""
+    from bookdup.features import FeatureParams
+    from bookdup.model import Book
+    from indexer.index_worker import build_document
+
+    text = "The houses of the village stood along the river where the children played. " * 40
+    book = Book(id=book_id, pages=[text + "Tom Sawyer whitewashed the fence."], language="en")
+    document = build_document(book, 1, FeatureParams())
+    assert document["winnows"], "a book of 500 words has winnowed keys"
+    return document
+
+
+def _books_index_of_version(es_client, index_names, version: int, drop: tuple[str, ...]) -> None:
+    """The books alias on a fresh index of an older ``version``, its mapping without ``drop``."""
+    definition = load_definition("books")
+    mappings = json.loads(json.dumps(definition["mappings"]))
+    for name in drop:
+        del mappings["properties"][name]
+    mappings["_meta"]["schema_version"] = version
+    alias, old = index_names.books, index_names.concrete("books", version)
+    es_client.indices.delete(index=index_names.concrete("books", definition["version"]))
+    es_client.indices.create(index=old, settings=definition["settings"], mappings=mappings)
+    es_client.indices.update_aliases(actions=[{"add": {"index": old, "alias": alias}}])
+
+
 #: Fields a books v1 index did not have (stems: v2; found_title, edition_rank, partial: v3;
 #: winnows: v4).
 V1_LACKS = ("stems", "found_title", "edition_rank", "partial", "winnows")
@@ -84,15 +110,10 @@ def test_books_v2_gain_a_found_title_from_their_excerpt_when_migrated(
 ) -> None:
     """A v2 catalogue (no found_title, no ranks) is upgraded in place: a book whose text opens
     with a digitiser's header gets the title the header names, not the header."""
-    definition = load_definition("books")
-    mappings = json.loads(json.dumps(definition["mappings"]))
-    for added in ("found_title", "edition_rank", "partial", "winnows"):
-        del mappings["properties"][added]
-    mappings["_meta"]["schema_version"] = 2
+    _books_index_of_version(
+        es_client, index_names, 2, drop=("found_title", "edition_rank", "partial", "winnows")
+    )
     alias, v2 = index_names.books, index_names.concrete("books", 2)
-    es_client.indices.delete(index=index_names.concrete("books", definition["version"]))
-    es_client.indices.create(index=v2, settings=definition["settings"], mappings=mappings)
-    es_client.indices.update_aliases(actions=[{"add": {"index": v2, "alias": alias}}])
     excerpt = (
         "The Project Gutenberg Etext of Die Leiden des jungen Werther--Buch 1 #26 in our "
         "series by Johann Wolfgang von Goethe Copyright laws are changing"
@@ -115,17 +136,10 @@ def test_books_v1_gain_stems_when_migrated(es_client, index_names) -> None:
     from bookdup.model import Book
     from indexer.index_worker import build_document
 
-    definition = load_definition("books")
-    current = definition["version"]
-    assert current == 4
-    mappings = json.loads(json.dumps(definition["mappings"]))
-    for added in V1_LACKS:
-        del mappings["properties"][added]
-    mappings["_meta"]["schema_version"] = 1
+    current = load_definition("books")["version"]
+    assert current == 5
+    _books_index_of_version(es_client, index_names, 1, drop=V1_LACKS)
     alias, v1 = index_names.books, index_names.concrete("books", 1)
-    es_client.indices.delete(index=index_names.concrete("books", current))
-    es_client.indices.create(index=v1, settings=definition["settings"], mappings=mappings)
-    es_client.indices.update_aliases(actions=[{"add": {"index": v1, "alias": alias}}])
     text = "The houses of the village stood along the river where the children played. " * 3
     book = Book(
         id="b1",
@@ -150,38 +164,45 @@ def test_books_v1_gain_stems_when_migrated(es_client, index_names) -> None:
     es_client.indices.delete(index=v1)
 
 
-def test_books_v3_are_copied_as_they_are_to_v4_without_winnowed_keys(
-    es_client, index_names
-) -> None:
+def test_books_v3_are_copied_as_they_are_without_winnowed_keys(es_client, index_names) -> None:
     """A v3 catalogue is upgraded in place with its books unchanged: the winnowed keys need the
     whole text, so a book has none until its file is indexed again (its features_version is
     behind, so ``bookdup index`` re-extracts it); meanwhile it is queried by its unique words."""
-    from bookdup.features import FEATURES_VERSION, FeatureParams
-    from bookdup.model import Book
-    from indexer.index_worker import build_document
+    from bookdup.features import FEATURES_VERSION
 
-    definition = load_definition("books")
-    assert definition["version"] == 4
-    mappings = json.loads(json.dumps(definition["mappings"]))
-    del mappings["properties"]["winnows"]
-    mappings["_meta"]["schema_version"] = 3
-    alias, v3 = index_names.books, index_names.concrete("books", 3)
-    es_client.indices.delete(index=index_names.concrete("books", 4))
-    es_client.indices.create(index=v3, settings=definition["settings"], mappings=mappings)
-    es_client.indices.update_aliases(actions=[{"add": {"index": v3, "alias": alias}}])
-    text = "The houses of the village stood along the river where the children played. " * 40
-    book = Book(id="b3", pages=[text + "Tom Sawyer whitewashed the fence."], language="en")
-    fresh = build_document(book, 1, FeatureParams())
-    assert fresh["winnows"], "a book of 500 words has winnowed keys"
-    old = {k: v for k, v in fresh.items() if k != "winnows"}
-    old["features_version"] = FEATURES_VERSION - 1
-    es_client.index(index=alias, id="b3", document=old, refresh=True)
+    _books_index_of_version(es_client, index_names, 3, drop=("winnows",))
+    old = {k: v for k, v in _book_document("b3").items() if k != "winnows"}
+    old["features_version"] = FEATURES_VERSION - 2
+    es_client.index(index=index_names.books, id="b3", document=old, refresh=True)
 
     ensure_indices(es_client, index_names)
 
-    assert list(es_client.indices.get_alias(name=alias).body) == [index_names.concrete("books", 4)]
-    assert es_client.get(index=alias, id="b3")["_source"] == old
-    es_client.indices.delete(index=v3)
+    current = index_names.concrete("books", load_definition("books")["version"])
+    assert list(es_client.indices.get_alias(name=index_names.books).body) == [current]
+    assert es_client.get(index=index_names.books, id="b3")["_source"] == old
+    es_client.indices.delete(index=index_names.concrete("books", 3))
+
+
+def test_books_v4_lose_their_word_3_gram_keys_in_v5(es_client, index_names) -> None:
+    """v5's winnowed keys are word-prefix 5-grams: a v4 book's 3-gram keys would match no
+    new book's, so they are dropped (the book is queried by its unique words until its file is
+    indexed again); a book already extracted with prefix keys keeps them."""
+    from bookdup.features import FEATURES_VERSION
+
+    assert load_definition("books")["version"] == 5
+    _books_index_of_version(es_client, index_names, 4, drop=())
+    word_keys = {**_book_document("old"), "features_version": FEATURES_VERSION - 1}
+    prefix_keys = _book_document("new")
+    for book_id, document in (("old", word_keys), ("new", prefix_keys)):
+        es_client.index(index=index_names.books, id=book_id, document=document, refresh=True)
+
+    ensure_indices(es_client, index_names)
+
+    old = es_client.get(index=index_names.books, id="old")["_source"]
+    assert "winnows" not in old
+    assert old == {k: v for k, v in word_keys.items() if k != "winnows"}
+    assert es_client.get(index=index_names.books, id="new")["_source"] == prefix_keys
+    es_client.indices.delete(index=index_names.concrete("books", 4))
 
 
 def _shards_and_replicas(client, index: str) -> tuple[int, int]:
