@@ -124,16 +124,13 @@ class CandidateParams:
     winnow_min_df: int = 2
     winnow_max_df: int = 20
     winnow_query_terms: int = 300
-    # A candidate shares at least this many sampled keys, and this share of them: unrelated
-    # books share a prefix 5-gram of the band ~10x less often than a 3-gram of words, while a
-    # noisy overlap of two long books keeps only ~2-4 % of its keys (docs/EVALUATION.md,
-    # "Keys from word prefixes").
+    # A candidate shares this many sampled keys and this share of them: a noisy overlap of two
+    # long books keeps 2-4 % (docs/EVALUATION.md, "Keys from word prefixes").
     winnow_min_shared: int = 2
     winnow_min_shared_fraction: float = 0.02
     # Also query the pivot pair keys (``bookdup.pivot``, indexed by an index job with
-    # ``IndexOptions.pivot_pairs``); their hits join the translated ones. Issue 27: at 10K books
-    # the translations among the candidates 0.981 -> 0.998 with 30 % of the candidate pairs.
-    # Off where no book holds keys (``with_held_pivots``).
+    # ``IndexOptions.pivot_pairs``); their hits join the translated ones (docs/EVALUATION.md,
+    # "The pivot pair keys on by default"). Off where no book holds keys (``with_held_pivots``).
     pivot_pairs: bool = True
     # A book with winnowed keys also asks its bands: on generated books they found no true
     # pair the winnowed keys missed and cost ~1-2 % of the searches' time (docs/EVALUATION.md,
@@ -146,8 +143,7 @@ class CandidateParams:
     pivot_query_chunk: int = 4000
     pivot_chunk_hits: int = 300
     # Summed hits kept per target language (the first ``max_translation_candidates``
-    # verified, the rest screened, as a translated query's): the partner ranks first in 0.89
-    # of the pivot lists, and at 1K 10 kept the recall of 45 with 54K fewer candidate pairs.
+    # verified, the rest screened, as a translated query's): the partner mostly ranks first.
     pivot_hits: int = 10
     # Senses a query word expands to (``bookdup.pivot.QUERY_SENSES``: the offline study's);
     # a search's cost grows with its keys, about senses² a pair.
@@ -162,12 +158,9 @@ class CandidateParams:
     # (the job's tables of the stored keys: a key none of them holds scores no hit; one many
     # hold is a common pair): fewer search seconds and the partner first in more lists.
     pivot_max_df: int = 5
-    # A book with winnowed keys also asks for the books of its language sharing the most of
-    # its sampled unique words, idf-weighted, this many (0: not asked): a noisy overlap's
-    # word 3-grams break on both sides (10 % character noise keeps ~3 % of them), its unique
-    # words one in three. At 3K, 3 of the 4 overlaps no other key reached ranked within 10;
-    # same-language candidate recall 0.9986 -> 0.9996 for 19 % more candidate pairs
-    # (docs/EVALUATION.md, issue 27, stop 50).
+    # A book with winnowed keys also asks its language for its sampled unique words, this many
+    # hits (0: not asked): they survive noise that breaks the text keys (docs/EVALUATION.md,
+    # "Noisy overlaps: a book asks its own language for its unique words").
     same_language_uniq_hits: int = 10
 
     def winnow_minimum(self, n_terms: int) -> int:
