@@ -109,6 +109,11 @@ class ClassifierParams:
     #: in runs (generated anthologies, z 10-15); the gate below (z or its) already keeps
     #: chance alignments out, so this only asks for more than a stray run or two.
     overlap_lcs: tuple[float, float] = (15.0, 35.0)
+    #: ... unless the order alone is overwhelming (as ``translation_z_alone``): at 10 %
+    #: character noise on both sides an excerpt of 800-1,000 words keeps 10 aligned words in
+    #: runs, but its order z, re-read with one-edit matches, is 15-20 where unrelated pairs
+    #: stay under 3.5 (generated) and 8.0 (real).
+    overlap_z_alone: tuple[float, float] = (12.0, 16.0)
     #: ... or so long in absolute terms that it is substantial however big the other book is
     #: (frames and the collection's boilerplate are out by then): an anthology's excerpt of a
     #: work covers 5-14 % of the anthology with 50-300 aligned words in runs (real derived
@@ -347,7 +352,7 @@ def classify(
                 ramp(float(s.n_page_matches), p.overlap_long),
                 ramp(hi, p.overlap_one_side),
             )
-            * ramp(float(s.n_page_matches), p.overlap_lcs)
+            * max(ramp(float(s.n_page_matches), p.overlap_lcs), ramp(s.order_z, p.overlap_z_alone))
             * (1.0 - max(conf[c] for c in (*EDITION_CLASSES, "ABRIDGED")))
         )
     conf["UNRELATED"] = 1.0 - max(v for k, v in conf.items() if k != "UNRELATED")

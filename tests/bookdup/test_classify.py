@@ -263,10 +263,11 @@ def test_the_neighbour_sentence_follows_the_same_work_threshold():
 def test_a_noisy_pair_s_alignment_length_is_read_where_its_order_was():
     """An excerpt of a volume in an anthology under 10 % character noise (generated seed 62,
     ``b000003`` / ``b000012``): 31 words align exactly, 54 once garbled words are matched up to
-    one edit, at z 17. The exact |LCS| alone leaves ``min_lcs`` part shut (UNRELATED); the
-    one the order was read on opens it. A window's shorter |LCS| never lowers the exact one."""
+    one edit, at z 17 (where the order alone now decides: the next test). At z 11 the exact
+    |LCS| alone leaves ``min_lcs`` part shut (UNRELATED); the one the order was read on opens
+    it. A window's shorter |LCS| never lowers the exact one."""
     excerpt = with_(
-        its=0.46, lcs=31, order_z=17.0, n_page_matches=31, coverage_x=0.24, coverage_y=0.56,
+        its=0.46, lcs=31, order_z=11.0, n_page_matches=31, coverage_x=0.24, coverage_y=0.56,
         span_x=0.33, span_y=0.6, contiguity_x=1.0, contiguity_y=1.0, text_ratio=0.53,
         slope=0.6, page_agreement=0.8, n_pages_x=9, n_pages_y=5, x=1192, y=588, shared=83,
     )  # fmt: skip
@@ -274,3 +275,21 @@ def test_a_noisy_pair_s_alignment_length_is_read_where_its_order_was():
     assert classify(with_(**{**vars(excerpt), "order_lcs": 54})).relation == "OVERLAPPING_TEXT"
     window = with_(**{**vars(excerpt), "order_lcs": 12})
     assert classify(window).confidences == classify(excerpt).confidences
+
+
+def test_a_noisy_excerpt_with_few_words_in_runs_is_shared_text_on_its_order_alone():
+    """Recorded by `bookdup compare` (generated seed 63, 10 % noise on both sides): a work
+    and an anthology holding 850 of its words keep 10 aligned words in runs, under
+    ``overlap_lcs``, but their order z re-read with one-edit matches is 19.4. An order that
+    strong is shared text; at z 9 it is not."""
+    excerpt = with_(
+        book_similarity=0.0, page_similarity=0.0, page_match_fraction=0.64, page_agreement=0.65,
+        n_pages_x=13, n_pages_y=11, n_page_matches=10, slope=1.56, offset=-0.23,
+        fit_residual=0.88, delta_pages=2, delta_page_count=-8.5, consecutive_corr=0.27,
+        sequential_fraction=0.75, coverage_x=0.49, coverage_y=0.76, span_x=0.38, span_y=0.64,
+        x=1079, y=1346, shared=116, lcs=36, cs=0.03, its=0.46, order_z=19.4, order_lcs=67,
+        neighbour_agreement=0.0, neighbour_share=0.55, text_ratio=2.46, page_coverage_x=0.70,
+        page_coverage_y=0.99,
+    )  # fmt: skip
+    assert classify(excerpt).relation == "OVERLAPPING_TEXT"
+    assert classify(with_(**{**vars(excerpt), "order_z": 9.0})).relation == "UNRELATED"
