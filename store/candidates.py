@@ -127,7 +127,7 @@ class CandidateParams:
     # A candidate shares this many sampled keys and this share of them: a noisy overlap of two
     # long books keeps 2-4 % (docs/EVALUATION.md, "Keys from word prefixes").
     winnow_min_shared: int = 2
-    winnow_min_shared_fraction: float = 0.02
+    winnow_min_shared_fraction: float = 0.025
     # Also query the pivot pair keys (``bookdup.pivot``, indexed by an index job with
     # ``IndexOptions.pivot_pairs``); their hits join the translated ones (docs/EVALUATION.md,
     # "The pivot pair keys on by default"). Off where no book holds keys (``with_held_pivots``).
