@@ -17,7 +17,8 @@ A design is (stream, n, window, minimum word length): ``prefix`` the normalised 
 replaced by the one headword stem one edit away (``bookdup.pivot.rescued_stems``, the rescue of
 noisy books' stems); words shorter than the minimum are left out before the n-grams.
 
-    python benchmarks/noisy_keys.py SET [SET ...]
+    python benchmarks/noisy_keys.py SET [SET ...] [--design prefix --design "word 3"]
+        [--param winnow_min_shared_fraction=0.04]
 
 SET: a ``bookdup generate`` output folder. Needs the FreeDict lexicons (/usr/share/dictd).
 """
@@ -31,6 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from bench_candidates import candidate_params
 
 from bookdup.features import FeatureParams, _normalised_chunks
 from bookdup.minhash import fmix64, word_hashes64
@@ -176,19 +178,31 @@ def report(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sets", nargs="+", type=Path)
+    parser.add_argument(
+        "--design", action="append", default=[], help="only the designs naming this (repeatable)"
+    )
+    parser.add_argument(
+        "--param", action="append", default=[], help="a CandidateParams field NAME=VALUE"
+    )
     args = parser.parse_args()
     lexicons = PivotLexicons.from_lexicons(Dictionaries(True))
-    params = CandidateParams()
+    params = candidate_params(args.param)
+    designs = {
+        name: d
+        for name, d in DESIGNS.items()
+        if not args.design or any(w in name for w in args.design)
+    }
+    unions = {n: u for n, u in UNIONS.items() if u[0] in designs and u[1] in designs}
     for corpus in args.sets:
         books = read_set(corpus, lexicons)
         truth = truth_pairs(corpus)
         print(corpus, flush=True)
         found = {}
-        for name, design in DESIGNS.items():
+        for name, design in designs.items():
             keys, hits, kept = measure(books, design, params)
             found[name] = (keys, hits, candidates(kept))
             report(name, keys, hits, found[name][2], truth, len(books))
-        for name, (first, second, cap) in UNIONS.items():
+        for name, (first, second, cap) in unions.items():
             (k1, h1, c1), (k2, h2, _) = found[first], found[second]
             kept = measure(books, DESIGNS[second], replace(params, max_candidates=cap))[2]
             c2 = candidates(kept)
@@ -199,7 +213,7 @@ def main() -> None:
                 if r == "OVERLAPPING_TEXT" and (min(a, b), max(a, b)) in c2 - c1
             )
             print(f"    OVERLAPPING_TEXT found by the second only: {lifted}", flush=True)
-    today = next(iter(DESIGNS))
+    today = next(iter(designs))
     best = max(OVERLAPS_FOUND, key=lambda name: OVERLAPS_FOUND[name])
     print(
         f"RESULT sets={len(args.sets)} overlaps_found_today={OVERLAPS_FOUND[today]}"
