@@ -24,9 +24,10 @@ from numpy.lib.stride_tricks import sliding_window_view
 from bookdup.arrays import distinct
 from bookdup.minhash import fingerprints_from_hashes, word_hashes64
 
-#: Letters of a word a key keeps. At 10 % character noise on both sides, 5 two-letter prefixes
-#: survive together 2-3x as often as 3 whole words, and match by chance ~10x less often
-#: (docs/EVALUATION.md, "Keys from word prefixes").
+#: Letters of a word a key keeps. Under OCR noise 5 two-letter prefixes survive together as
+#: often as 3 whole words or more (real text: 1.0-1.7x), and match by chance less often
+#: (real text: about half as often; generated: ~10x less; docs/EVALUATION.md, "Keys from
+#: word prefixes").
 PREFIX = 2
 #: Prefixes per n-gram: 5 (35 bits of a language's prefix entropy) rarely repeat by chance
 #: across books once the document frequency band removes common phrases.
