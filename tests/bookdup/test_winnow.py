@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -26,20 +28,45 @@ def _keys(words: list[str]) -> np.ndarray:
     return winnow(word_hashes64(words))
 
 
-def test_any_shared_run_of_window_plus_n_minus_1_words_gives_a_common_key() -> None:
+def _letter_words(rng: np.random.Generator, n: int) -> list[str]:
+    """Words of 3-10 letters a-z: word-like prefixes (``_words``' all start with 'w')."""
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    return ["".join(rng.choice(letters, int(rng.integers(3, 11)))) for _ in range(n)]
+
+
+def _text_keys(words: list[str]) -> np.ndarray:
+    vocabulary, ids = np.unique(np.array(words), return_inverse=True)
+    return text_keys(vocabulary.tolist(), ids)
+
+
+Words = Callable[[np.random.Generator, int], list[str]]
+Keys = Callable[[list[str]], np.ndarray]
+#: winnow() on whole-word hashes, and the index's keys (``text_keys``) on letter words
+KINDS = pytest.mark.parametrize(
+    ("words", "keys"), [(_words, _keys), (_letter_words, _text_keys)], ids=["words", "prefixes"]
+)
+
+
+@KINDS
+def test_any_shared_run_of_window_plus_n_minus_1_words_gives_a_common_key(
+    words: Words, keys: Keys
+) -> None:
     rng = np.random.default_rng(1)
     run = WINDOW + NGRAM - 1
-    for trial in range(200):
-        shared = _words(rng, run)
-        a = _words(rng, int(rng.integers(0, 300))) + shared + _words(rng, 200)
-        b = _words(rng, int(rng.integers(0, 300))) + shared + _words(rng, 50)
-        assert np.intersect1d(_keys(a), _keys(b)).size >= 1, trial
+    for trial in range(100):
+        shared = words(rng, run)
+        a = words(rng, int(rng.integers(0, 300))) + shared + words(rng, 200)
+        b = words(rng, int(rng.integers(0, 300))) + shared + words(rng, 50)
+        assert np.intersect1d(keys(a), keys(b)).size >= 1, trial
 
 
-def test_unrelated_texts_share_no_key_and_density_is_about_2_over_window() -> None:
+@KINDS
+def test_unrelated_texts_share_no_key_and_density_is_about_2_over_window(
+    words: Words, keys: Keys
+) -> None:
     rng = np.random.default_rng(2)
-    a, b = _words(rng, 20_000), _words(rng, 20_000)
-    ka, kb = _keys(a), _keys(b)
+    a, b = words(rng, 20_000), words(rng, 20_000)
+    ka, kb = keys(a), keys(b)
     assert np.intersect1d(ka, kb).size == 0
     assert 1.6 / (WINDOW + 1) < ka.size / len(a) < 2.4 / (WINDOW + 1)
     assert np.all(np.diff(ka.astype(np.int64)) > 0)  # sorted and distinct
@@ -54,27 +81,6 @@ def test_a_copy_keeps_its_keys_where_it_keeps_the_text() -> None:
     assert np.isin(kv, kb).mean() > 0.99
 
 
-def _letter_words(rng: np.random.Generator, n: int) -> list[str]:
-    """Words of 3-10 letters a-z: word-like prefixes (``_words``' all start with 'w')."""
-    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
-    return ["".join(rng.choice(letters, int(rng.integers(3, 11)))) for _ in range(n)]
-
-
-def _text_keys(words: list[str]) -> np.ndarray:
-    vocabulary, ids = np.unique(np.array(words), return_inverse=True)
-    return text_keys(vocabulary.tolist(), ids)
-
-
-def test_text_keys_give_any_shared_run_a_common_key() -> None:
-    rng = np.random.default_rng(5)
-    run = WINDOW + NGRAM - 1
-    for trial in range(100):
-        shared = _letter_words(rng, run)
-        a = _letter_words(rng, int(rng.integers(0, 300))) + shared + _letter_words(rng, 100)
-        b = _letter_words(rng, int(rng.integers(0, 300))) + shared + _letter_words(rng, 50)
-        assert np.intersect1d(_text_keys(a), _text_keys(b)).size >= 1, trial
-
-
 def test_an_ocr_error_past_a_words_prefix_keeps_every_key() -> None:
     """A misread letter past a word's first ``PREFIX`` changes no key; the same errors in
     whole-word 3-grams (the keys before) change most of them."""
@@ -86,14 +92,6 @@ def test_an_ocr_error_past_a_words_prefix_keeps_every_key() -> None:
     assert np.array_equal(_text_keys(words), _text_keys(misread))
     whole = winnow(word_hashes64(words), n=3), winnow(word_hashes64(misread), n=3)
     assert np.intersect1d(*whole).size < 0.5 * whole[0].size
-
-
-def test_unrelated_texts_share_no_text_key() -> None:
-    rng = np.random.default_rng(7)
-    a, b = _letter_words(rng, 20_000), _letter_words(rng, 20_000)
-    ka = _text_keys(a)
-    assert np.intersect1d(ka, _text_keys(b)).size == 0
-    assert 1.6 / (WINDOW + 1) < ka.size / len(a) < 2.4 / (WINDOW + 1)
 
 
 def test_short_texts_and_bad_arguments() -> None:
