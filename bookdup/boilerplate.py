@@ -180,7 +180,7 @@ def drop_positions(features: BookFeatures, keep: np.ndarray) -> BookFeatures:
         None if stems is None else stems[keep],
         None if context is None else context[keep],
     )
-    return dataclasses.replace(features, unique=unique)
+    return dataclasses.replace(features, unique=unique, masked_from_pages=features.text_pages)
 
 
 def verbatim_runs(

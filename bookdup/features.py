@@ -97,6 +97,30 @@ class BookFeatures:
     #: sorted distinct winnowed word-prefix 5-gram keys (``bookdup.winnow``), the same-language
     #: candidate keys; indexed as terms, not kept in the stored features (empty when read back)
     winnows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
+    #: The book's pages of text counted before the collection's masks took words out of them
+    #: (``bookdup.boilerplate.drop_positions``); None: count them now (``text_pages``).
+    masked_from_pages: float | None = None
+
+    @property
+    def text_pages(self) -> float:
+        """Pages of text (``text_pages``), as printed: a masked licence still fills its pages,
+        and Tom Sawyer's first part read 1.26 of its words per page against the whole book
+        with its licence's 7 pages counted as empty."""
+        if self.masked_from_pages is not None:
+            return self.masked_from_pages
+        return text_pages(self.unique.pages, int(self.n_pages))
+
+
+def text_pages(word_pages: np.ndarray, n_pages: int) -> float:
+    """The book's pages counted by their text: a page with fewer unique words than its median
+    page counts as that share of a page (a title page, a volume's last lines), so that words
+    per page are those of a full page. A 5-page volume whose text fills 3.1 pages read as 5
+    put its words per page 40 % low, and its text ratio against its own work at 0.6."""
+    counts = np.bincount(word_pages, minlength=n_pages)[:n_pages].astype(np.float64)
+    held = counts[counts > 0]
+    if held.size == 0:
+        return float(n_pages)
+    return float(np.minimum(1.0, counts / np.median(held)).sum())
 
 
 #: Unique words per word above which a book reads as noisy: the 80 real books 0.02-0.13,

@@ -93,7 +93,7 @@ def regions(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> list[dict[str,
     of the core (``bookdup.signals.shared_runs``), the ones the classifier weighed."""
     pa = fa.unique.pages[al.ax].astype(np.int64)
     pb = fb.unique.pages[al.ay].astype(np.int64)
-    text, frames = shared_runs(pa, pb, fa, fb)
+    text, frames = shared_runs(pa, pb, fa, fb, positions=(al.ax, al.ay))
     tagged = sorted([(r, False) for r in text] + [(r, True) for r, _side in frames], key=_start)
     out = []
     for r, boilerplate in tagged:

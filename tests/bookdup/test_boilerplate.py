@@ -75,7 +75,8 @@ def test_a_volume_keeps_its_page_mapping_once_the_collection_boilerplate_is_drop
     it and its licence is sparser in frequent words: only its middle used to be dropped
     there, all of it in the whole book. The licence's opening stayed on both sides, no longer
     reaching part 1's edge, and was fitted as shared text 200 pages off (slope 4, residual
-    43 pages, instead of 1 and half a page)."""
+    43 pages, instead of 1 and half a page). Its text ratio was read on the pages left with
+    words, the licence's counted empty: 1.26 of part 1's words per page (stop 52)."""
     held = np.concatenate([np.unique(_features(n).unique.hashes) for n in TEN_BOOKS])
     values, df = np.unique(held, return_counts=True)
     frequent = values[df >= frequent_df(len(TEN_BOOKS))]
@@ -90,6 +91,9 @@ def test_a_volume_keeps_its_page_mapping_once_the_collection_boilerplate_is_drop
     # on words, those before part 1's first aligned word are not covered; on pages they are
     assert s.fit_residual < 1.0 and s.coverage_x > 0.98 and s.coverage_y < 0.3
     assert s.page_coverage_x is not None and s.page_coverage_x > 0.99
+    # the masked licence still fills its pages: the same words per page, the same text ratio
+    assert (fx.text_pages, fy.text_pages) == (raw_x.text_pages, raw_y.text_pages)
+    assert s.text_ratio == pytest.approx(unmasked.text_ratio, abs=0.03)
 
 
 def test_verification_drops_only_what_half_the_collection_holds() -> None:

@@ -188,8 +188,9 @@ def test_a_part_holds_the_same_words_where_it_aligns():
 def test_a_volume_against_an_abridgement_of_its_whole_work_is_an_overlap():
     """Recorded in the dedup job (generated seed 61, 10 % noise): a 7-page volume against an
     abridgement of its whole work is covered 0.96, in one block, by half the abridgement, but
-    holds 1.49 of its words there (the paragraphs the abridgement cut). A real part read
-    0.79 at least (Tom Sawyer's first part): that stays a CONTIGUOUS_SUBSET."""
+    holds 1.49 of its words there (the paragraphs the abridgement cut). Real parts read 0.95
+    at least (Quixote's first volume), generated ones at 10 % noise 0.81: those stay
+    CONTIGUOUS_SUBSET."""
     volume_vs_cut = with_(
         coverage_x=0.47, coverage_y=0.96, page_coverage_x=0.54, page_coverage_y=1.0,
         span_x=0.50, span_y=0.86, n_page_matches=56, lcs=57, shared=108, its=0.54,
@@ -197,7 +198,7 @@ def test_a_volume_against_an_abridgement_of_its_whole_work_is_an_overlap():
         sequential_fraction=0.8, x=1024, y=881,
     )  # fmt: skip
     assert classify(volume_vs_cut).relation == "OVERLAPPING_TEXT"
-    real_part = with_(**{**vars(volume_vs_cut), "text_ratio": 1 / 0.79})
+    real_part = with_(**{**vars(volume_vs_cut), "text_ratio": 1 / 0.86})
     r = classify(real_part)
     assert (r.relation, r.direction) == ("CONTIGUOUS_SUBSET", "y_in_x")
 

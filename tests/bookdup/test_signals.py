@@ -16,7 +16,9 @@ from bookdup.model import Book
 from bookdup.signals import (
     RelationSignals,
     SignalParams,
+    _bridged,
     _covered_share,
+    _trim_edges,
     compute_signals,
     page_signature_matches,
 )
@@ -267,3 +269,49 @@ def test_runs_a_few_words_apart_cover_the_words_between():
     assert _covered_share(units, runs, [], weight, 20) == pytest.approx((0.5, 0.5))
     front = [(slice(0, 3), "front")]  # a frame's words are out of the total
     assert _covered_share(units, runs[1:], front, weight, 20)[0] == pytest.approx(70 / 190)
+    bridged = _covered_share(units, runs, [], weight, 20, frozenset({1}))
+    assert bridged == pytest.approx((1.0, 0.25))  # covered throughout; the longest run a quarter
+
+
+def test_a_gap_both_books_skip_alike_is_covered_a_one_sided_one_is_not():
+    """Between two runs, ~100 unique words skipped in both books is text both hold that noise
+    garbled; 100 in one and 5 in the other is text one book lacks (an abridgement's cut)."""
+    qx = np.array([0, 10, 20, 117, 127, 137, 237, 247])
+    qy = np.array([0, 10, 20, 118, 128, 138, 143, 153])
+    runs = [slice(0, 3), slice(3, 6), slice(6, 8)]
+    assert _bridged(runs, qx, qy, SignalParams()) == frozenset({0})
+    assert _bridged(runs, qx, None, SignalParams()) == frozenset()
+    far = SignalParams(bridge_words=90)
+    assert _bridged(runs, qx, qy, far) == frozenset()
+
+
+def test_chance_matches_at_a_runs_edges_are_trimmed():
+    """Recorded (generated seed 62, 10 % noise): the shared text's run picks up one chance
+    match before it and two after it, each a step over 55-239 unique words of the abridgement
+    and 6-28 of the volume; the run keeps the shared text. A run of even steps is whole."""
+    qx = np.array([65, 211, 215, 223, 231, 239, 244, 254, 358, 413, 597])
+    qy = np.array([9, 24, 31, 36, 143, 151, 156, 167, 390, 396, 424])
+    assert _trim_edges(slice(0, 11), qx, qy, SignalParams()) == slice(1, 10)
+    even = np.arange(0, 110, 10)
+    assert _trim_edges(slice(0, 11), even, even + 3, SignalParams()) == slice(0, 11)
+    short = slice(0, 5)  # too few items to tell the edges from the run
+    assert _trim_edges(short, qx, qy, SignalParams()) == short
+
+
+@needs_data
+def test_text_ratio_reads_word_offsets_where_positions_are_known(alice):
+    """A 5-page volume against a 5-page abridgement of its whole work (every other block of
+    ten lines), both at 10 % noise: the abridgement holds half the volume's words where they
+    align, read on the aligned words' offsets; the volume against the work itself reads 1.
+    Without positions the page fit gives the ratio."""
+    work = alice[60:460]
+    volume = ocr_noise(work[:200], 0.1, seed=3)
+    abridged = [line for i, line in enumerate(ocr_noise(work, 0.1, seed=4)) if i // 10 % 2 == 0]
+    fa, fb = extract_features(book("volume", volume)), extract_features(book("cut", abridged))
+    assert fa.n_pages == fb.n_pages == 5
+    v = verify_pair(fa, fb, threshold=0.0)
+    assert 0.4 < compute_signals(fa, fb, v).text_ratio < 0.62
+    assert 0.4 < compute_signals(fa, fb, _without_positions(v)).text_ratio < 0.62
+    whole = extract_features(book("work", ocr_noise(work, 0.1, seed=5)))
+    part = compute_signals(fa, whole, verify_pair(fa, whole, threshold=0.0))
+    assert part.text_ratio == pytest.approx(1.0, abs=0.1)
