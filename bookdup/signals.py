@@ -38,6 +38,7 @@ __all__ = [
     "dense_page_ranges",
     "page_signature_matches",
     "shared_runs",
+    "word_offsets",
 ]
 
 #: Bits per value of the stored book and page min-hashes (uint32 books, b-bit uint16 pages).
@@ -97,19 +98,22 @@ class SignalParams:
     #: its aligned words (below it, a stray word at a page edge).
     straddle_share: float = 0.15
     #: A run ends where its text ends, not at the chance matches the LCS picks up beside it: a
-    #: step within a run's first or last ``edge_steps`` over at least ``edge_step_words``
-    #: unique words of one book and ``edge_step_ratio`` times the other's leaves the items
-    #: beyond it out. In a 5-page noisy book a run breaks only on whole pages of unique words
-    #: (``max_gap_words``), and 3 chance matches 146-239 unique words off the shared text in
-    #: the abridgement, 6-28 in the volume, read 0.29 of it as 0.83 (generated seed 62).
+    #: step within a run's first or last ``edge_steps`` over at least ``edge_step_words`` words
+    #: of one book and ``edge_step_ratio`` times the other's (in words of text, x's scaled by
+    #: the runs' words of y per word of x, so an abridgement's even cuts are not one-sided)
+    #: leaves the items beyond it out. In a 5-page noisy book a run breaks only on whole pages
+    #: of unique words (``max_gap_words``), and 3 chance matches 340-990 words off the shared
+    #: text in the abridgement (on the volume's scale), 19-108 in the volume, read 0.29 of it
+    #: as 0.83 (generated seed 62). A ratio of 4 also cut true items at real abridgements'
+    #: cuts (the real derived set: one ABRIDGED lost); 6 none (8: none, and fewer found).
     edge_steps: int = 2
-    edge_step_words: int = 60
-    edge_step_ratio: float = 4.0
-    #: Two consecutive runs at most ``bridge_words`` unique words apart in both books, one gap
-    #: at most ``bridge_ratio`` times the other, cover the text between them in both: text both
-    #: hold whose shared words noise garbled (a 10 %-noise volume's 97 / 118-word hole in its
-    #: work), where a one-sided gap is text one book lacks (an abridgement's cut).
-    bridge_words: int = 200
+    edge_step_words: float = 150.0
+    edge_step_ratio: float = 6.0
+    #: Two consecutive runs at most ``bridge_words`` words apart in both books (on the same
+    #: scale), one gap at most ``bridge_ratio`` times the other, cover the text between them in
+    #: both: text both hold whose shared words noise garbled (a 10 %-noise volume's hole of
+    #: ~380 words in both, generated seed 61), where a one-sided gap is text one book lacks.
+    bridge_words: float = 500.0
     bridge_ratio: float = 2.0
 
 
@@ -264,7 +268,7 @@ def shared_runs(
     params: SignalParams = SIGNAL_PARAMS,
     *,
     min_len: int | None = None,
-    positions: tuple[np.ndarray, np.ndarray] | None = None,
+    offsets: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[list[slice], list[tuple[slice, Sides]]]:
     """The dense runs of aligned page pairs (``px``, ``py``: 0-based pages of x = ``fa`` and
     y = ``fb``, in alignment order), split into shared text and *frames*, boilerplate at the
@@ -272,18 +276,20 @@ def shared_runs(
 
     The one rule for what counts as shared text: the signals, the dense page ranges of a
     verdict and the runs ``query.explain`` draws all cut their alignment here. ``min_len``:
-    pairs a run needs (default ``params.min_run_words``). With the aligned items'
-    ``positions`` in both books' unique-word sequences, each run's edges are trimmed of
-    chance matches (``_trim_edges``).
+    pairs a run needs (default ``params.min_run_words``). With the aligned items' ``offsets``
+    in words in both books (``word_offsets``), each run's edges are trimmed of chance
+    matches (``_trim_edges``).
     """
     min_len = params.min_run_words if min_len is None else min_len
     ex = _word_extent(fa.unique.pages, int(fa.n_pages))
     ey = _word_extent(fb.unique.pages, int(fb.n_pages))
     runs: list[slice] = []
     frames: list[tuple[slice, Sides]] = []
-    for r in _runs(px, py, fa, fb, params.max_gap_words, min_len):
-        if positions is not None:
-            r = _trim_edges(r, positions[0], positions[1], params)
+    found = _runs(px, py, fa, fb, params.max_gap_words, min_len)
+    slope = 1.0 if offsets is None else _run_slope(found, offsets, params.edge_steps)
+    for r in found:
+        if offsets is not None:
+            r = _trim_edges(r, offsets[0] * slope, offsets[1], params)
         side = _frame_side(px[r], py[r], ex, ey, params)
         if side is None or r.stop - r.start >= params.frame_max_words:
             runs.append(r)
@@ -292,20 +298,33 @@ def shared_runs(
     return runs, frames
 
 
-def _one_sided(dx: np.ndarray, dy: np.ndarray, words: int, ratio: float) -> np.ndarray:
-    """Which steps (unique words skipped in x, in y) pass over at least ``words`` in one book
-    and ``ratio`` times the other's: text one book holds alone, or a chance match."""
-    big, small = np.maximum(dx, dy), np.maximum(np.minimum(dx, dy), 1)
+def _run_slope(runs: list[slice], offsets: tuple[np.ndarray, np.ndarray], edge: int) -> float:
+    """Words of y per word of x along the runs without their ``edge`` first and last items:
+    the scale a step is one-sided against (an abridgement's cuts skip ~2.4 of its edition's
+    words per word of its own, evenly: not chance matches)."""
+    ox, oy = offsets
+    long_enough = [r for r in runs if r.stop - r.start > 2 * edge + 1]
+    dx = sum(float(ox[r.stop - 1 - edge] - ox[r.start + edge]) for r in long_enough)
+    dy = sum(float(oy[r.stop - 1 - edge] - oy[r.start + edge]) for r in long_enough)
+    return dy / dx if dx > 0 and dy > 0 else 1.0
+
+
+def _one_sided(dx: np.ndarray, dy: np.ndarray, words: float, ratio: float) -> np.ndarray:
+    """Which steps (words passed over in x, in y, on one scale) pass over at least ``words``
+    in one book and ``ratio`` times the other's: text one book holds alone, or a chance
+    match."""
+    big, small = np.maximum(dx, dy), np.maximum(np.minimum(dx, dy), 1.0)
     return (big >= words) & (big >= ratio * small)
 
 
-def _trim_edges(r: slice, qx: np.ndarray, qy: np.ndarray, p: SignalParams) -> slice:
+def _trim_edges(r: slice, ox: np.ndarray, oy: np.ndarray, p: SignalParams) -> slice:
     """``r`` without the items beyond a one-sided step among its first and last
-    ``p.edge_steps`` steps (see ``SignalParams.edge_steps``)."""
+    ``p.edge_steps`` steps (see ``SignalParams.edge_steps``); ``ox``, ``oy``: the aligned
+    items' offsets in words, on one scale (``_run_slope``)."""
     k = p.edge_steps
     if r.stop - r.start <= 2 * k + 1:
         return r
-    dx, dy = np.diff(qx[r].astype(np.int64)), np.diff(qy[r].astype(np.int64))
+    dx, dy = np.diff(ox[r]), np.diff(oy[r])
     steps = np.flatnonzero(_one_sided(dx, dy, p.edge_step_words, p.edge_step_ratio))
     front, back = steps[steps < k], steps[steps >= dx.size - k]
     start = r.start + (int(front[-1]) + 1 if front.size else 0)
@@ -314,17 +333,18 @@ def _trim_edges(r: slice, qx: np.ndarray, qy: np.ndarray, p: SignalParams) -> sl
 
 
 def _bridged(
-    runs: list[slice], qx: np.ndarray | None, qy: np.ndarray | None, p: SignalParams
+    runs: list[slice], offsets: tuple[np.ndarray, np.ndarray] | None, p: SignalParams
 ) -> frozenset[int]:
     """Indices i of the runs (in alignment order) whose gap to run i + 1 is text both books
-    hold (see ``SignalParams.bridge_words``)."""
-    if qx is None or qy is None or len(runs) < 2:
+    hold (see ``SignalParams.bridge_words``); ``offsets``: the aligned items' in words."""
+    if offsets is None or len(runs) < 2:
         return frozenset()
+    slope = _run_slope(runs, offsets, 0)
     last = np.array([r.stop - 1 for r in runs[:-1]])
     first = np.array([r.start for r in runs[1:]])
-    gx = qx[first].astype(np.int64) - qx[last]
-    gy = qy[first].astype(np.int64) - qy[last]
-    big, small = np.maximum(gx, gy), np.maximum(np.minimum(gx, gy), 1)
+    gx = (offsets[0][first] - offsets[0][last]) * slope
+    gy = offsets[1][first] - offsets[1][last]
+    big, small = np.maximum(gx, gy), np.maximum(np.minimum(gx, gy), 1.0)
     near = (big <= p.bridge_words) & (big <= p.bridge_ratio * small)
     return frozenset(int(i) for i in np.flatnonzero(near))
 
@@ -537,15 +557,15 @@ def compute_signals(
     )
     px, py, min_run, on_alignment = _page_pairs(verification, page_matches, (sx, sy), params)
     qx, qy = _alignment_positions(verification, px.size) if on_alignment else (None, None)
-    positions = None if qx is None or qy is None else (qx, qy)
-    runs, frames = shared_runs(px, py, fa, fb, params, min_len=min_run, positions=positions)
+    offsets = None if qx is None or qy is None else (word_offsets(fa, qx), word_offsets(fb, qy))
+    runs, frames = shared_runs(px, py, fa, fb, params, min_len=min_run, offsets=offsets)
     if runs:
         rx = np.concatenate([px[r] for r in runs])
         ry = np.concatenate([py[r] for r in runs])
     else:
         rx = ry = np.zeros(0, np.int64)
     gap = params.max_gap_words
-    bridged = _bridged(runs, qx, qy, params)
+    bridged = _bridged(runs, offsets, params)
     slope, offset, residual = _fit(rx, ry)
     table = _page_table_signals(rx, ry, slope, fa, fb, params)
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
@@ -571,9 +591,7 @@ def compute_signals(
         **_verification_fields(verification, fa, fb),
         neighbour_agreement=agreeing,
         neighbour_share=comparable,
-        text_ratio=_text_ratio(slope, fa, fb, _run_items(qx, runs), _run_items(qy, runs))
-        if rx.size
-        else 1.0,
+        text_ratio=_text_ratio(slope, fa, fb, _run_offsets(offsets, runs)) if rx.size else 1.0,
     )
 
 
@@ -680,8 +698,8 @@ def dense_page_ranges(
     if px.size < params.min_run_words:
         return None
     qx, qy = _alignment_positions(verification, px.size)
-    positions = None if qx is None or qy is None else (qx, qy)
-    runs, _frames = shared_runs(px, py, fa, fb, params, positions=positions)
+    offsets = None if qx is None or qy is None else (word_offsets(fa, qx), word_offsets(fb, qy))
+    runs, _frames = shared_runs(px, py, fa, fb, params, offsets=offsets)
     if not runs:
         return None
     rx = np.concatenate([px[r] for r in runs]).astype(np.float64)
@@ -701,36 +719,35 @@ def dense_page_ranges(
     return (int(lo_x) + 1, int(hi_x) + 1), (int(lo_y) + 1, int(hi_y) + 1)
 
 
-def _run_items(positions: np.ndarray | None, runs: list[slice]) -> np.ndarray | None:
-    """The aligned items of the shared runs (None when positions are not known)."""
-    if positions is None or not runs:
+def _run_offsets(
+    offsets: tuple[np.ndarray, np.ndarray] | None, runs: list[slice]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The offsets (x, y) of the shared runs' aligned items (None when not known)."""
+    if offsets is None or not runs:
         return None
-    return np.concatenate([positions[r] for r in runs])
+    return tuple(np.concatenate([o[r] for r in runs]) for o in offsets)  # type: ignore[return-value]
 
 
 def _text_ratio(
     slope: float,
     fa: BookFeatures,
     fb: BookFeatures,
-    qx: np.ndarray | None = None,
-    qy: np.ndarray | None = None,
+    offsets: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> float:
     """Words of y per word of x where they align (see ``RelationSignals.text_ratio``): the
-    fit of the aligned words' offsets (``_word_offsets``) when their positions are known,
-    else the page fit's ``slope`` scaled by each book's words per page."""
+    fit of the aligned words' ``offsets`` in words (``word_offsets``) when known, else the
+    page fit's ``slope`` scaled by each book's words per page."""
     if min(fa.n_words, fb.n_words, fa.n_pages, fb.n_pages) <= 0:
         return 1.0
-    if qx is not None and qy is not None and qx.size >= 2:
-        ox, oy = _word_offsets(fa, qx), _word_offsets(fb, qy)
-        if np.ptp(ox) > 0:
-            fitted = float(np.polyfit(ox, oy, 1)[0])
-            return fitted if fitted > 0 else 1.0
+    if offsets is not None and offsets[0].size >= 2 and np.ptp(offsets[0]) > 0:
+        fitted = float(np.polyfit(offsets[0], offsets[1], 1)[0])
+        return fitted if fitted > 0 else 1.0
     if slope <= 0:
         return 1.0
     return float(slope * (fb.n_words / fb.text_pages) / (fa.n_words / fa.text_pages))
 
 
-def _word_offsets(features: BookFeatures, positions: np.ndarray) -> np.ndarray:
+def word_offsets(features: BookFeatures, positions: np.ndarray) -> np.ndarray:
     """Estimated word offset of the unique words at ``positions``: their page's start plus
     their share of its unique words, in full pages of the book's words per page. A page fit
     of a 5-page book cannot tell an abridgement's pieces (half the words) from the whole."""

@@ -34,7 +34,7 @@ from bookdup.features import BookFeatures
 from bookdup.orderstat import describe_order
 from bookdup.pairs import pair_id
 from bookdup.relate import direction_from_side, plan_pair
-from bookdup.signals import shared_runs
+from bookdup.signals import shared_runs, word_offsets
 from bookdup.verify import Verification
 from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
@@ -93,7 +93,8 @@ def regions(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> list[dict[str,
     of the core (``bookdup.signals.shared_runs``), the ones the classifier weighed."""
     pa = fa.unique.pages[al.ax].astype(np.int64)
     pb = fb.unique.pages[al.ay].astype(np.int64)
-    text, frames = shared_runs(pa, pb, fa, fb, positions=(al.ax, al.ay))
+    offsets = (word_offsets(fa, al.ax), word_offsets(fb, al.ay))
+    text, frames = shared_runs(pa, pb, fa, fb, offsets=offsets)
     tagged = sorted([(r, False) for r in text] + [(r, True) for r, _side in frames], key=_start)
     out = []
     for r, boilerplate in tagged:

@@ -274,28 +274,56 @@ def test_runs_a_few_words_apart_cover_the_words_between():
 
 
 def test_a_gap_both_books_skip_alike_is_covered_a_one_sided_one_is_not():
-    """Between two runs, ~100 unique words skipped in both books is text both hold that noise
-    garbled; 100 in one and 5 in the other is text one book lacks (an abridgement's cut)."""
-    qx = np.array([0, 10, 20, 117, 127, 137, 237, 247])
-    qy = np.array([0, 10, 20, 118, 128, 138, 143, 153])
+    """Between two runs, ~250 words skipped in both books is text both hold that noise
+    garbled; 250 in one and 12 in the other is text one book lacks (an abridgement's cut).
+    Gaps are read on one scale: a book printing half the words where they align skips half."""
+    ox = np.array([0.0, 25, 50, 290, 315, 340, 590, 615])
+    oy = np.array([0.0, 25, 50, 295, 320, 345, 357, 382])
     runs = [slice(0, 3), slice(3, 6), slice(6, 8)]
-    assert _bridged(runs, qx, qy, SignalParams()) == frozenset({0})
-    assert _bridged(runs, qx, None, SignalParams()) == frozenset()
-    far = SignalParams(bridge_words=90)
-    assert _bridged(runs, qx, qy, far) == frozenset()
+    assert _bridged(runs, (ox, oy), SignalParams()) == frozenset({0})
+    assert _bridged(runs, None, SignalParams()) == frozenset()
+    assert _bridged(runs, (ox, oy), SignalParams(bridge_words=200)) == frozenset()
+    assert _bridged(runs[:2], (ox, oy * 0.5), SignalParams()) == frozenset({0})
 
 
 def test_chance_matches_at_a_runs_edges_are_trimmed():
-    """Recorded (generated seed 62, 10 % noise): the shared text's run picks up one chance
-    match before it and two after it, each a step over 55-239 unique words of the abridgement
-    and 6-28 of the volume; the run keeps the shared text. A run of even steps is whole."""
-    qx = np.array([65, 211, 215, 223, 231, 239, 244, 254, 358, 413, 597])
-    qy = np.array([9, 24, 31, 36, 143, 151, 156, 167, 390, 396, 424])
-    assert _trim_edges(slice(0, 11), qx, qy, SignalParams()) == slice(1, 10)
-    even = np.arange(0, 110, 10)
+    """Recorded (generated seed 62, 10 % noise, offsets in words on one scale): the shared
+    text's run picks up one chance match before it and two after it, 340-990 words off in the
+    abridgement, 19-108 in the volume; the run keeps the shared text. A run of even steps,
+    or of steps one book takes at twice the other's length, is whole."""
+    dx = [
+        647,
+        20,
+        40,
+        40,
+        40,
+        25,
+        51,
+        5,
+        56,
+        66,
+        5,
+        15,
+        147,
+        10,
+        5,
+        5,
+        56,
+        10,
+        10,
+        35,
+        113,
+        341,
+        985,
+    ]
+    dy = [31, 15, 10, 222, 17, 10, 23, 2, 17, 31, 2, 8, 300, 4, 2, 2, 24, 4, 4, 14, 38, 19, 108]
+    ox, oy = np.cumsum([0.0, *dx]), np.cumsum([0.0, *dy])
+    assert _trim_edges(slice(0, 24), ox, oy, SignalParams()) == slice(1, 22)
+    even = np.arange(0.0, 1100, 100)
     assert _trim_edges(slice(0, 11), even, even + 3, SignalParams()) == slice(0, 11)
+    assert _trim_edges(slice(0, 11), even * 2, even, SignalParams()) == slice(0, 11)
     short = slice(0, 5)  # too few items to tell the edges from the run
-    assert _trim_edges(short, qx, qy, SignalParams()) == short
+    assert _trim_edges(short, ox, oy, SignalParams()) == short
 
 
 @needs_data
