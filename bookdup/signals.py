@@ -639,7 +639,8 @@ def _page_table_signals(
     ux, uy, c = _page_table(rx, ry)
     xs, best_y, share, straddle_x = _group_stats(ux, uy, c, params.straddle_share)
     steps = np.diff(best_y)[np.diff(xs) == 1]
-    seq = float(np.mean(np.abs(steps - slope) <= 1.0)) if steps.size else 0.0
+    # a page of x spanning `slope` pages of y has ~slope - 1 whole ones, any of them its best
+    seq = float(np.mean(np.abs(steps - slope) <= max(1.0, slope - 1.0))) if steps.size else 0.0
     # Google counts straddling on the denser book (more unique words per page)
     if len(fa.unique) * ny_pages >= len(fb.unique) * nx_pages:
         corr = straddle_x / max(nx_pages, 1)
