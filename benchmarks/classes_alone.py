@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bookdup.collection import BooksInMemory
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures, extract_features
 from bookdup.relate import relate
@@ -57,12 +58,13 @@ def classes(corpus: Path) -> list[dict[str, str]]:
     books = _jsonl(corpus / "books.jsonl")
     language = {b["id"]: b["language"] for b in books}
     feats = _features(corpus, books)
+    collection = BooksInMemory(feats.values())  # the index's books, as the job asks them
     rows = []
     for t in _jsonl(corpus / "ground_truth.jsonl"):
         a, b = t["a"], t["b"]
         if language[a] != language[b]:
             continue
-        result = relate(feats[a], feats[b], _NoLexicons())
+        result = relate(feats[a], feats[b], _NoLexicons(), collection=collection)
         got = "UNRELATED" if result is None else str(result["relation"])
         rows.append({"set": corpus.name, "a": a, "b": b, "truth": t["relation"], "got": got})
     return rows

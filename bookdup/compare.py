@@ -20,7 +20,7 @@ from bookdup.features import BookFeatures, extract_features, looks_noisy
 from bookdup.langid import UNDETERMINED
 from bookdup.model import Book
 from bookdup.noisy import RESCUE_MIN_Z, noisy_verification
-from bookdup.signals import compute_signals, dense_page_ranges
+from bookdup.signals import Collection, compute_signals, dense_page_ranges
 from bookdup.verify import Verification, order_screen, verify_pair
 
 __all__ = [
@@ -144,14 +144,15 @@ def shared_page_ranges(
     fb: BookFeatures,
     verification: Verification | None,
     dictionary: Dictionary | None,
+    collection: Collection | None = None,
 ) -> dict[str, list[int]] | None:
     """Where the shared text of (fa, fb) lies, as pages (1-based, inclusive) of each: the dense
     aligned part (``bookdup.signals.dense_page_ranges``), for a verdict's "pages … of A match
     pages … of B". ``verification`` as for `describe_relation`; None without shared text."""
     if translated_first(fa, fb, dictionary):
-        ranges = dense_page_ranges(fa, fb, verification)
+        ranges = dense_page_ranges(fa, fb, verification, collection=collection)
         return None if ranges is None else {"a": list(ranges[0]), "b": list(ranges[1])}
-    ranges = dense_page_ranges(fb, fa, verification)
+    ranges = dense_page_ranges(fb, fa, verification, collection=collection)
     return None if ranges is None else {"a": list(ranges[1]), "b": list(ranges[0])}
 
 
@@ -161,15 +162,18 @@ def describe_relation(
     verification: Verification | None,
     dictionary: Dictionary | None,
     params: ClassifierParams = CLASSIFIER_PARAMS,
+    collection: Collection | None = None,
 ) -> dict[str, Any]:
     """The classification half of `compare_features`: page signals, the class, the evidence.
 
     ``verification`` comes from `verify_features` on the same arguments (so it may have
-    compared (fb, fa)); the result is worded for (fa, fb) either way.
+    compared (fb, fa)); the result is worded for (fa, fb) either way. ``collection``: the
+    books beside the pair, which say whether shared text at both books' edges is boilerplate
+    (``bookdup.signals.Collection``); without it, such text always is.
     """
     if not translated_first(fa, fb, dictionary):
-        return flip_result(_describe(fb, fa, verification, dictionary, params))
-    return _describe(fa, fb, verification, dictionary, params)
+        return flip_result(_describe(fb, fa, verification, dictionary, params, collection))
+    return _describe(fa, fb, verification, dictionary, params, collection)
 
 
 def _describe(
@@ -178,8 +182,9 @@ def _describe(
     verification: Verification | None,
     dictionary: Dictionary | None,
     params: ClassifierParams,
+    collection: Collection | None,
 ) -> dict[str, Any]:
-    signals = compute_signals(fa, fb, verification)
+    signals = compute_signals(fa, fb, verification, collection=collection)
     known = UNDETERMINED not in (fa.language, fb.language)
     relation = classify(
         signals,

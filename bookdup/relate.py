@@ -24,6 +24,7 @@ from bookdup.compare import describe_relation, screen_features, verify_features
 from bookdup.dictionary import Dictionary, canonical_direction
 from bookdup.features import BookFeatures, looks_noisy
 from bookdup.langid import UNDETERMINED
+from bookdup.signals import Collection
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import prepare_lexicon
 from bookdup.verify import Verification, detached
@@ -276,21 +277,30 @@ def verify_detached(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> Verifie
     return replace(verified, verification=detached(verified.verification))
 
 
-def classify_verified(pair: VerifiedPair) -> dict[str, Any]:
-    """Page signals, the relation class and the evidence of a verified pair (JSON-able)."""
-    return describe_relation(pair.a, pair.b, pair.verification, pair.dictionary)
+def classify_verified(pair: VerifiedPair, collection: Collection | None = None) -> dict[str, Any]:
+    """Page signals, the relation class and the evidence of a verified pair (JSON-able);
+    ``collection``: the books beside it (``bookdup.signals.Collection``)."""
+    return describe_relation(
+        pair.a, pair.b, pair.verification, pair.dictionary, collection=collection
+    )
 
 
 def relate(
-    a: BookFeatures, b: BookFeatures, lexicons: Lexicons, *, screened: bool = False
+    a: BookFeatures,
+    b: BookFeatures,
+    lexicons: Lexicons,
+    *,
+    screened: bool = False,
+    collection: Collection | None = None,
 ) -> dict[str, Any] | None:
     """The relation of ``a`` to ``b`` (None when unrelated or not comparable); ``screened``:
-    a screened candidate (``PairPlan.screened``)."""
+    a screened candidate (``PairPlan.screened``); ``collection``: the books beside the pair
+    (the dedup job's index), which say what shared text at the books' edges is."""
     plan = plan_candidate(a, b, lexicons, screened=screened)
     verified = verify_planned(a, b, plan) if plan is not None else None
     if verified is None:
         return None
-    result = classify_verified(verified)
+    result = classify_verified(verified, collection)
     return None if result["relation"] == "UNRELATED" else result
 
 

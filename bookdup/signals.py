@@ -19,8 +19,10 @@ its pairs feed the linear fit of page numbers.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -32,6 +34,7 @@ Sides = tuple[str, str]
 
 __all__ = [
     "SIGNAL_PARAMS",
+    "Collection",
     "RelationSignals",
     "SignalParams",
     "compute_signals",
@@ -94,6 +97,17 @@ class SignalParams:
     #: (all 896 frame-only pairs of the 80 real books), while an anthology that ends with the
     #: last part of a work shares thousands with it.
     frame_max_words: int = 400
+    #: ... and, inside a collection (the dedup job's index), a frame is boilerplate only when
+    #: some other book holds its text apart from both books' own: at least
+    #: ``frame_holder_share`` of its aligned words, and less than ``frame_family_share`` of an
+    #: even sample of ``frame_rest_words`` of either book's other unique words (an edition of
+    #: either holds those too). A licence joins unrelated books: every frame of a frame-only
+    #: pair among the 80 real books has such a holder (980 pairs, 1-78 each), while the
+    #: opening or ending of a work that an anthology shares has its editions for holders, or
+    #: none (generated, 0-5 % noise: 7 overlaps lost, z up to 95; docs/EVALUATION.md).
+    frame_holder_share: float = 0.5
+    frame_family_share: float = 0.3
+    frame_rest_words: int = 300
     #: A page straddles two pages of the other book when each gets at least this share of
     #: its aligned words (below it, a stray word at a page edge).
     straddle_share: float = 0.15
@@ -118,6 +132,23 @@ class SignalParams:
 
 
 SIGNAL_PARAMS = SignalParams()
+
+
+class Collection(Protocol):
+    """The books beside a pair (the dedup job's index, a corpus in memory): whether the text
+    of a frame is held apart from the pair, as boilerplate is
+    (``SignalParams.frame_holder_share``)."""
+
+    def holds_apart(
+        self,
+        stretch: np.ndarray,
+        at_least: int,
+        rests: Sequence[tuple[np.ndarray, int]],
+        exclude: Sequence[str],
+    ) -> bool:
+        """Whether a book not in ``exclude`` holds at least ``at_least`` of the unique-word
+        hashes ``stretch`` and, for each (hashes, n) of ``rests``, fewer than n of them."""
+        ...
 
 
 @dataclass
@@ -269,6 +300,7 @@ def shared_runs(
     *,
     min_len: int | None = None,
     offsets: tuple[np.ndarray, np.ndarray] | None = None,
+    held_apart: Callable[[slice], bool] | None = None,
 ) -> tuple[list[slice], list[tuple[slice, Sides]]]:
     """The dense runs of aligned page pairs (``px``, ``py``: 0-based pages of x = ``fa`` and
     y = ``fb``, in alignment order), split into shared text and *frames*, boilerplate at the
@@ -278,7 +310,8 @@ def shared_runs(
     verdict and the runs ``query.explain`` draws all cut their alignment here. ``min_len``:
     pairs a run needs (default ``params.min_run_words``). With the aligned items' ``offsets``
     in words in both books (``word_offsets``), each run's edges are trimmed of chance
-    matches (``_trim_edges``).
+    matches (``_trim_edges``). ``held_apart`` (``_frame_test``): whether the collection
+    confirms a run at the edges as boilerplate; without it, every such run is.
     """
     min_len = params.min_run_words if min_len is None else min_len
     ex = _word_extent(fa.unique.pages, int(fa.n_pages))
@@ -291,11 +324,49 @@ def shared_runs(
         if offsets is not None:
             r = _trim_edges(r, offsets[0] * slope, offsets[1], params)
         side = _frame_side(px[r], py[r], ex, ey, params)
-        if side is None or r.stop - r.start >= params.frame_max_words:
+        if (
+            side is None
+            or r.stop - r.start >= params.frame_max_words
+            or (held_apart is not None and not held_apart(r))
+        ):
             runs.append(r)
         else:
             frames.append((r, side))
     return runs, frames
+
+
+def _frame_test(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    positions: tuple[np.ndarray | None, np.ndarray | None],
+    collection: Collection | None,
+    params: SignalParams,
+) -> Callable[[slice], bool] | None:
+    """``shared_runs``' question to the ``collection`` about a run at the edges of both books
+    (aligned items ``positions`` in each): is its text held apart from the pair, as a licence
+    is (``SignalParams.frame_holder_share``)? None without a collection or positions."""
+    qx, qy = positions
+    if collection is None or qx is None or qy is None:
+        return None
+
+    def held_apart(r: slice) -> bool:
+        stretch = np.unique(fa.unique.hashes[qx[r]])
+        rests = [_rest_sample(f.unique.hashes, q[r], params) for f, q in ((fa, qx), (fb, qy))]
+        at_least = math.ceil(params.frame_holder_share * stretch.size)
+        counted = [(h, math.ceil(params.frame_family_share * h.size)) for h in rests if h.size]
+        return collection.holds_apart(stretch, at_least, counted, (fa.book_id, fb.book_id))
+
+    return held_apart
+
+
+def _rest_sample(hashes: np.ndarray, frame: np.ndarray, params: SignalParams) -> np.ndarray:
+    """Up to ``frame_rest_words`` distinct unique words of a book outside a frame's span
+    (aligned positions ``frame``), evenly spaced through the book."""
+    keep = np.ones(hashes.size, dtype=bool)
+    keep[int(frame.min()) : int(frame.max()) + 1] = False
+    rest = hashes[keep]
+    step = max(1, rest.size // params.frame_rest_words)
+    return np.unique(rest[::step][: params.frame_rest_words])
 
 
 def _run_slope(runs: list[slice], offsets: tuple[np.ndarray, np.ndarray], edge: int) -> float:
@@ -544,12 +615,14 @@ def compute_signals(
     *,
     page_matches: tuple[np.ndarray, np.ndarray] | None = None,
     params: SignalParams = SIGNAL_PARAMS,
+    collection: Collection | None = None,
 ) -> RelationSignals:
     """Signals for the pair (x = ``fa``, y = ``fb``).
 
     ``verification`` is a ``bookdup.verify.Verification`` (or None when the pair was pruned);
     its alignment gives the page pairs. ``page_matches`` (page_x, page_y) overrides them, e.g.
-    for a caller that matched pages some other way.
+    for a caller that matched pages some other way. ``collection``: the books beside the pair,
+    asked whether a run at the edges of both is boilerplate (``_frame_test``).
     """
     nx_pages, ny_pages = int(fa.n_pages), int(fb.n_pages)
     sx, sy, ss = page_signature_matches(
@@ -558,12 +631,11 @@ def compute_signals(
     px, py, min_run, on_alignment = _page_pairs(verification, page_matches, (sx, sy), params)
     qx, qy = _alignment_positions(verification, px.size) if on_alignment else (None, None)
     offsets = None if qx is None or qy is None else (word_offsets(fa, qx), word_offsets(fb, qy))
-    runs, frames = shared_runs(px, py, fa, fb, params, min_len=min_run, offsets=offsets)
-    if runs:
-        rx = np.concatenate([px[r] for r in runs])
-        ry = np.concatenate([py[r] for r in runs])
-    else:
-        rx = ry = np.zeros(0, np.int64)
+    held = _frame_test(fa, fb, (qx, qy), collection, params)
+    runs, frames = shared_runs(
+        px, py, fa, fb, params, min_len=min_run, offsets=offsets, held_apart=held
+    )
+    rx, ry = _in_runs(px, runs), _in_runs(py, runs)
     gap = params.max_gap_words
     bridged = _bridged(runs, offsets, params)
     slope, offset, residual = _fit(rx, ry)
@@ -593,6 +665,11 @@ def compute_signals(
         neighbour_share=comparable,
         text_ratio=_text_ratio(slope, fa, fb, _run_offsets(offsets, runs)) if rx.size else 1.0,
     )
+
+
+def _in_runs(pages: np.ndarray, runs: list[slice]) -> np.ndarray:
+    """The items of ``pages`` inside ``runs``, in order."""
+    return np.concatenate([pages[r] for r in runs]) if runs else np.zeros(0, np.int64)
 
 
 def _page_pairs(
@@ -686,7 +763,11 @@ DENSE_MAX_OFF = 0.2
 
 
 def dense_page_ranges(
-    fa: BookFeatures, fb: BookFeatures, verification: Any, params: SignalParams = SIGNAL_PARAMS
+    fa: BookFeatures,
+    fb: BookFeatures,
+    verification: Any,
+    params: SignalParams = SIGNAL_PARAMS,
+    collection: Collection | None = None,
 ) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """Pages (1-based, inclusive) of x and of y where their shared text lies: the dense aligned
     part, not every run's extent. None when there is no shared text (no run but frames).
@@ -700,7 +781,8 @@ def dense_page_ranges(
         return None
     qx, qy = _alignment_positions(verification, px.size)
     offsets = None if qx is None or qy is None else (word_offsets(fa, qx), word_offsets(fb, qy))
-    runs, _frames = shared_runs(px, py, fa, fb, params, offsets=offsets)
+    held_apart = _frame_test(fa, fb, (qx, qy), collection, params)
+    runs, _frames = shared_runs(px, py, fa, fb, params, offsets=offsets, held_apart=held_apart)
     if not runs:
         return None
     rx = np.concatenate([px[r] for r in runs]).astype(np.float64)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from bookdup.classify import classify
+from bookdup.collection import BooksInMemory
 from bookdup.features import extract_features
 from bookdup.model import Book
 from bookdup.signals import (
@@ -220,6 +221,40 @@ def test_an_excerpt_stopping_before_its_works_end_is_not_a_licence():
     assert 0.28 < s.coverage_x < 0.36 and 0.1 < s.coverage_y < 0.2  # the 32 % excerpt
     at_ten = replace(SignalParams(), frame_back_edge=0.1)  # the back edge as wide as the front
     assert compute_signals(fa, fb, verification, params=at_ten).coverage_x == 0.0
+
+
+@needs_data
+def test_a_frame_is_boilerplate_only_where_the_collection_holds_it_apart():
+    """An anthology closing with a work's last pages aligns as few words at the back of both
+    books as a licence does: compared alone it is a frame. In a collection, only the work's
+    editions hold that text besides the pair, so it is shared text; a licence is held by
+    unrelated books too, so it stays boilerplate (the 80 real books: every licence-only pair
+    has such a holder; generated anthologies: none but editions)."""
+    work = gutenberg_lines("pride-en-chapman-pg42671")[300:2300]  # without PG's licence
+    excerpt = work[int(len(work) * 0.8) :]
+    fa = extract_features(book("work", work))
+    fb = extract_features(
+        book("anthology", gutenberg_lines("sketchbook-en-pg2048")[300:2300] + excerpt)
+    )
+    edition = extract_features(book("edition", work, per_page=30))
+    v = verify_pair(fa, fb, threshold=0.0)
+    assert compute_signals(fa, fb, v).coverage_x == 0.0  # alone: a frame
+    s = compute_signals(fa, fb, v, collection=BooksInMemory([fa, fb, edition]))
+    assert 100 < s.n_page_matches < SignalParams().frame_max_words
+    assert 0.15 < s.coverage_x < 0.3 and s.coverage_y > 0.05  # the 20 % excerpt
+
+    names = (
+        "alice-en-pg11",
+        "lookingglass-en-pg12",
+        "tomsawyer-en-part1-pg7193",
+        "pinocchio-it-pg52484",
+    )
+    pg = [extract_features(book(n, gutenberg_lines(n))) for n in names]
+    v = verify_pair(pg[0], pg[1], threshold=0.0)
+    s = compute_signals(pg[0], pg[1], v, collection=BooksInMemory(pg))
+    assert s.lcs > 200 and s.coverage_x < 0.05 and s.coverage_y < 0.05  # held by both others
+    alone = compute_signals(pg[0], pg[1], v, collection=BooksInMemory(pg[:2]))
+    assert alone.coverage_x > 0.05  # no third book holds it: nothing tells it from text
 
 
 @needs_data
