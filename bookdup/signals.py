@@ -39,6 +39,7 @@ __all__ = [
     "SignalParams",
     "compute_signals",
     "dense_page_ranges",
+    "frame_test",
     "page_signature_matches",
     "shared_runs",
     "word_offsets",
@@ -101,12 +102,14 @@ class SignalParams:
     #: some other book holds its text apart from both books' own: at least
     #: ``frame_holder_share`` of its aligned words, and less than ``frame_family_share`` of an
     #: even sample of ``frame_rest_words`` of either book's other unique words (an edition of
-    #: either holds those too). A licence joins unrelated books: every frame of a frame-only
-    #: pair among the 80 real books has such a holder (980 pairs, 1-78 each), while the
-    #: opening or ending of a work that an anthology shares has its editions for holders, or
-    #: none (generated, 0-5 % noise: 7 overlaps lost, z up to 95; docs/EVALUATION.md).
+    #: either holds those too). A licence joins unrelated books: every licence of a frame-only
+    #: pair among the 80 real books has such a holder (980 pairs), holding at most 5.3 % of the
+    #: rest where the frame aligns 20 words or more (up to 22 % below, where it relates none).
+    #: The end of a work that an anthology shares has its editions for holders, or none; a
+    #: 5 %-noise edition holds 19-26 % of the sample, the rest being OCR misreadings no other
+    #: book holds (generated, 0-5 % noise: 11 overlaps lost, z up to 95; docs/EVALUATION.md).
     frame_holder_share: float = 0.5
-    frame_family_share: float = 0.3
+    frame_family_share: float = 0.15
     frame_rest_words: int = 300
     #: A page straddles two pages of the other book when each gets at least this share of
     #: its aligned words (below it, a stray word at a page edge).
@@ -310,7 +313,7 @@ def shared_runs(
     verdict and the runs ``query.explain`` draws all cut their alignment here. ``min_len``:
     pairs a run needs (default ``params.min_run_words``). With the aligned items' ``offsets``
     in words in both books (``word_offsets``), each run's edges are trimmed of chance
-    matches (``_trim_edges``). ``held_apart`` (``_frame_test``): whether the collection
+    matches (``_trim_edges``). ``held_apart`` (``frame_test``): whether the collection
     confirms a run at the edges as boilerplate; without it, every such run is.
     """
     min_len = params.min_run_words if min_len is None else min_len
@@ -335,12 +338,12 @@ def shared_runs(
     return runs, frames
 
 
-def _frame_test(
+def frame_test(
     fa: BookFeatures,
     fb: BookFeatures,
     positions: tuple[np.ndarray | None, np.ndarray | None],
     collection: Collection | None,
-    params: SignalParams,
+    params: SignalParams = SIGNAL_PARAMS,
 ) -> Callable[[slice], bool] | None:
     """``shared_runs``' question to the ``collection`` about a run at the edges of both books
     (aligned items ``positions`` in each): is its text held apart from the pair, as a licence
@@ -622,7 +625,7 @@ def compute_signals(
     ``verification`` is a ``bookdup.verify.Verification`` (or None when the pair was pruned);
     its alignment gives the page pairs. ``page_matches`` (page_x, page_y) overrides them, e.g.
     for a caller that matched pages some other way. ``collection``: the books beside the pair,
-    asked whether a run at the edges of both is boilerplate (``_frame_test``).
+    asked whether a run at the edges of both is boilerplate (``frame_test``).
     """
     nx_pages, ny_pages = int(fa.n_pages), int(fb.n_pages)
     sx, sy, ss = page_signature_matches(
@@ -631,7 +634,7 @@ def compute_signals(
     px, py, min_run, on_alignment = _page_pairs(verification, page_matches, (sx, sy), params)
     qx, qy = _alignment_positions(verification, px.size) if on_alignment else (None, None)
     offsets = None if qx is None or qy is None else (word_offsets(fa, qx), word_offsets(fb, qy))
-    held = _frame_test(fa, fb, (qx, qy), collection, params)
+    held = frame_test(fa, fb, (qx, qy), collection, params)
     runs, frames = shared_runs(
         px, py, fa, fb, params, min_len=min_run, offsets=offsets, held_apart=held
     )
@@ -781,7 +784,7 @@ def dense_page_ranges(
         return None
     qx, qy = _alignment_positions(verification, px.size)
     offsets = None if qx is None or qy is None else (word_offsets(fa, qx), word_offsets(fb, qy))
-    held_apart = _frame_test(fa, fb, (qx, qy), collection, params)
+    held_apart = frame_test(fa, fb, (qx, qy), collection, params)
     runs, _frames = shared_runs(px, py, fa, fb, params, offsets=offsets, held_apart=held_apart)
     if not runs:
         return None

@@ -338,7 +338,7 @@ class _RelationStream:
         summary, pairs = self.summary, flying.pairs
         started = time.monotonic()
         verified = flying.pending.result()
-        relations = classify_pairs(verified.pairs)
+        relations = classify_pairs(verified.pairs, self.run.collection)
         summary.add_time("verify_s", time.monotonic() - started)
         summary.verified_pairs += verified.compared
         passed = {pair_key(v.a.book_id, v.b.book_id) for v in verified.pairs}

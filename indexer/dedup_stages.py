@@ -31,6 +31,7 @@ from bookdup.relate import (
     prepare_lexicons,
     stored_direction,
 )
+from bookdup.signals import Collection
 from bookdup.verify import cache_limits
 from indexer.feature_shelf import BookKey
 from indexer.pipeline import read_ahead
@@ -54,6 +55,7 @@ from store.candidates import (
     with_held_pivots,
 )
 from store.features import DEFAULT_CACHE_SIZE, FeatureCache
+from store.holders import IndexedBooks
 from store.iterate import batched, iter_documents
 from store.keys import source_read_keys, stored_keys
 from store.links import IDS_PER_QUERY
@@ -104,6 +106,8 @@ class DedupRun:
     searcher: CandidateSearcher
     lexicons: Dictionaries
     planner: Planner  # the job's plans, one object per language pair (`Planner`)
+    #: the books beside each pair: which shared text at both books' edges is boilerplate
+    collection: IndexedBooks
 
 
 def prepare(
@@ -133,7 +137,17 @@ def prepare(
     cache = FeatureCache(client, names.books, stop, params.cache_size)
     selection = {"range": {"indexed_at": {"gte": since_time}}} if since_time else None
     return DedupRun(
-        client, names, params, run_id, selection, stop, cache, searcher, lexicons, Planner(lexicons)
+        client,
+        names,
+        params,
+        run_id,
+        selection,
+        stop,
+        cache,
+        searcher,
+        lexicons,
+        Planner(lexicons),
+        IndexedBooks(client, names.books),
     )
 
 
@@ -364,11 +378,14 @@ class FoundRelation:
         return pair_id(self.a.book_id, self.b.book_id)
 
 
-def classify_pairs(verified: Sequence[VerifiedPair]) -> list[FoundRelation]:
-    """Stage 4: page signals and the relation class; UNRELATED pairs are dropped."""
+def classify_pairs(
+    verified: Sequence[VerifiedPair], collection: Collection | None = None
+) -> list[FoundRelation]:
+    """Stage 4: page signals and the relation class, the ``collection`` beside the pairs
+    asked about their frames (``bookdup.signals.Collection``); UNRELATED pairs are dropped."""
     found = []
     for pair in verified:
-        result = classify_verified(pair)
+        result = classify_verified(pair, collection)
         if result["relation"] != "UNRELATED":
             found.append(FoundRelation(pair.a, pair.b, result))
     return found

@@ -34,7 +34,7 @@ from bookdup.features import BookFeatures
 from bookdup.orderstat import describe_order
 from bookdup.pairs import pair_id
 from bookdup.relate import direction_from_side, plan_pair
-from bookdup.signals import shared_runs, word_offsets
+from bookdup.signals import Collection, frame_test, shared_runs, word_offsets
 from bookdup.verify import Verification
 from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
@@ -42,6 +42,7 @@ from query.display import display_title, relation_label
 from query.related import page_mapping
 from store.connection import missing_ok
 from store.features import get_features, prepare_features
+from store.holders import IndexedBooks
 from store.retry import with_retries
 
 BINS = 60
@@ -87,14 +88,18 @@ def fractional_pages(pages: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return pages[positions] + 1 + within
 
 
-def regions(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> list[dict[str, Any]]:
+def regions(
+    fa: BookFeatures, fb: BookFeatures, al: Alignment, collection: Collection | None = None
+) -> list[dict[str, Any]]:
     """Each dense run: page ranges (1-based, inclusive) of both books, positions, word count,
     and whether it is shared boilerplate (a frame) rather than shared text: the runs and frames
-    of the core (``bookdup.signals.shared_runs``), the ones the classifier weighed."""
+    of the core (``bookdup.signals.shared_runs``), the ones the classifier weighed, the
+    ``collection`` beside the pair asked about the frames as the dedup job asks it."""
     pa = fa.unique.pages[al.ax].astype(np.int64)
     pb = fb.unique.pages[al.ay].astype(np.int64)
     offsets = (word_offsets(fa, al.ax), word_offsets(fb, al.ay))
-    text, frames = shared_runs(pa, pb, fa, fb, offsets=offsets)
+    held = frame_test(fa, fb, (al.ax, al.ay), collection)
+    text, frames = shared_runs(pa, pb, fa, fb, offsets=offsets, held_apart=held)
     tagged = sorted([(r, False) for r in text] + [(r, True) for r, _side in frames], key=_start)
     out = []
     for r, boilerplate in tagged:
@@ -132,10 +137,12 @@ def bars(n: int, spans: list[list[int]], bins: int = BINS) -> list[float]:
     ]
 
 
-def alignment_data(fa: BookFeatures, fb: BookFeatures, al: Alignment) -> dict[str, Any]:
+def alignment_data(
+    fa: BookFeatures, fb: BookFeatures, al: Alignment, collection: Collection | None = None
+) -> dict[str, Any]:
     """What the pictures and the page need, JSON-able. ``kind`` of each aligned word:
     0 chance, 1 shared text (a dense run), 2 shared boilerplate (a frame run)."""
-    regs = regions(fa, fb, al)
+    regs = regions(fa, fb, al, collection)
     kind = np.zeros(al.ax.size, dtype=np.int8)
     for r in regs:
         kind[r["slice"][0] : r["slice"][1]] = 2 if r["boilerplate"] else 1
@@ -200,10 +207,11 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
         dictionary = plan.dictionary if plan is not None else None
         verification = verify_features(fa, fb, dictionary=dictionary, threshold=None)
         assert verification is not None  # no floor: every pair is verified
-        result = describe_relation(fa, fb, verification, dictionary)
-        shared_pages = shared_page_ranges(fa, fb, verification, dictionary)
+        books = IndexedBooks(rs.client, rs.names.books)  # as the dedup job asks about frames
+        result = describe_relation(fa, fb, verification, dictionary, collection=books)
+        shared_pages = shared_page_ranges(fa, fb, verification, dictionary, books)
         al = align(fa, fb, verification, dictionary)
-        data = alignment_data(fa, fb, al)
+        data = alignment_data(fa, fb, al, books)
     direction = part_direction(result["relation"], result.get("direction"), result["signals"])
     result["direction"] = direction_from_side(direction, this_is_first=True)
     result["direction_text"] = direction_words(result["direction"], result["relation"])

@@ -22,9 +22,12 @@ from bookdup.model import Book
 from bookdup.relate import (
     Lexicons,
     Link,
+    VerifiedPair,
+    classify_verified,
     direction_from_side,
     pairs_through_translations,
-    relate,
+    plan_candidate,
+    verify_detached,
 )
 from bookdup.vocabulary import direction_words, part_direction
 from query.context import READ_RETRY_S, BadRequest, ReadSide
@@ -34,6 +37,7 @@ from readers import iter_books
 from readers.common import DEFAULT_LINES_PER_PAGE, split_pages
 from readers.dictionaries import Dictionaries
 from store.features import prepare_features
+from store.holders import IndexedBooks
 from store.links import stored_links
 from store.retry import with_retries
 from store.schema import IndexNames
@@ -109,27 +113,35 @@ def _verified(
     screened: AbstractSet[str],
     compute: Compute | None,
 ) -> list[dict[str, Any]]:
+    """The related ones of ``others``: verified here or by ``compute``, classified here, where
+    the index answers for the books beside each pair (``store.holders``), as in the dedup job."""
     if not others:
         return []
     if compute is None:
         with rs.compute_lock:  # the core's cache of prepared sequences is not thread-safe
-            return related_among(query, others, rs.lexicons, screened)
-    return list(compute(verify_candidates, query, others, rs.lexicons.enabled, screened))
+            verified = verified_among(query, others, rs.lexicons, screened)
+    else:
+        verified = compute(verify_candidates, query, others, rs.lexicons.enabled, screened)
+    collection = IndexedBooks(rs.client, rs.names.books)
+    with rs.compute_lock:  # milliseconds a pair: the signals, and a count for a frame
+        results = [(pair.b.book_id, classify_verified(pair, collection)) for pair in verified]
+    return [{"book_id": i, **r} for i, r in results if r["relation"] != "UNRELATED"]
 
 
-def related_among(
+def verified_among(
     query: BookFeatures,
     others: list[BookFeatures],
     lexicons: Lexicons,
     screened: AbstractSet[str] = frozenset(),
-) -> list[dict[str, Any]]:
-    """``relate`` of ``query`` with each of ``others``: the related ones (those of
-    ``screened`` are screened candidates, as in the dedup job)."""
+) -> list[VerifiedPair]:
+    """``query`` verified against each of ``others`` under the job's plans (those of
+    ``screened`` are screened candidates): the pairs that pass, ready to pickle."""
     out = []
     for other in others:
-        result = relate(query, other, lexicons, screened=other.book_id in screened)
-        if result is not None:
-            out.append({"book_id": other.book_id, **result})
+        plan = plan_candidate(query, other, lexicons, screened=other.book_id in screened)
+        verified = verify_detached(query, other, plan) if plan is not None else None
+        if verified is not None:
+            out.append(verified)
     return out
 
 
@@ -138,11 +150,11 @@ def verify_candidates(
     others: list[BookFeatures],
     translations: bool,
     screened: AbstractSet[str] = frozenset(),
-) -> list[dict[str, Any]]:
-    """``related_among`` in a worker process: its lexicons are loaded there once and kept."""
+) -> list[VerifiedPair]:
+    """``verified_among`` in a worker process: its lexicons are loaded there once and kept."""
     if translations not in _LEXICONS:
         _LEXICONS[translations] = Dictionaries(enabled=translations)
-    return related_among(query, others, _LEXICONS[translations], screened)
+    return verified_among(query, others, _LEXICONS[translations], screened)
 
 
 def match_features(book: Book) -> BookFeatures:

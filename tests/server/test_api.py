@@ -129,7 +129,9 @@ def test_match_text_json_and_file(api) -> None:
 
 def test_match_computes_in_worker_processes_with_the_same_answer(api, served, monkeypatch) -> None:
     """Feature extraction and verification of a match run in the server's worker processes
-    (issue 30: out of its GIL), and answer what the same match computed in-process does."""
+    (issue 30: out of its GIL), and answer what the same match computed in-process does (the
+    classification stays in the server: it asks the index about shared text at the books'
+    edges, as the dedup job's does)."""
     texts = {
         "edition": "\n".join(gutenberg_body(TOM)[:1500]),
         "translation": "\n".join(gutenberg_body(ALICE)[:1200]),
@@ -143,7 +145,7 @@ def test_match_computes_in_worker_processes_with_the_same_answer(api, served, mo
 
     # in this process (the server's), extraction and verification now fail: a worker's do not
     monkeypatch.setattr(query.match, "extract_features", not_here)
-    monkeypatch.setattr(query.match, "relate", not_here)
+    monkeypatch.setattr(query.match, "verify_detached", not_here)
     for kind, text in texts.items():
         response = api.post(
             "/api/match", content=text.encode(), headers={"content-type": "text/plain"}

@@ -1,0 +1,50 @@
+"""The books index as the collection beside a pair (``bookdup.signals.Collection``): whether
+some other book holds a frame's text apart from the pair, asked as one count query."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from elasticsearch import Elasticsearch
+
+from bookdup.features import hex_terms
+from store.candidates import UNIQ_FIELD
+from store.retry import with_retries
+
+__all__ = ["IndexedBooks"]
+
+
+class IndexedBooks:
+    """Asks the books index ``index``, whose ``uniq`` field holds every unique-word hash of a
+    book (the index job's default sample, 1 in 1)."""
+
+    def __init__(self, client: Elasticsearch, index: str) -> None:
+        self._count = with_retries()(client.count)
+        self._index = index
+
+    def holds_apart(
+        self,
+        stretch: np.ndarray,
+        at_least: int,
+        rests: Sequence[tuple[np.ndarray, int]],
+        exclude: Sequence[str],
+    ) -> bool:
+        """Whether a book not in ``exclude`` holds at least ``at_least`` of ``stretch`` and
+        fewer than n of each (hashes, n) of ``rests``: one count, stopped at the first."""
+        query = {
+            "bool": {
+                "filter": [_holding(stretch, at_least)],
+                "must_not": [{"ids": {"values": list(exclude)}}]
+                + [_holding(hashes, n) for hashes, n in rests],
+            }
+        }
+        found = self._count(index=self._index, query=query, terminate_after=1)
+        return int(found["count"]) > 0
+
+
+def _holding(hashes: np.ndarray, at_least: int) -> dict[str, Any]:
+    """Books holding at least ``at_least`` of ``hashes`` as unique words."""
+    terms = [{"term": {UNIQ_FIELD: t}} for t in hex_terms(hashes)]
+    return {"bool": {"should": terms, "minimum_should_match": max(at_least, 1)}}
