@@ -106,12 +106,13 @@ def _unfloored(
 
 
 def _noisy_order(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> Verification:
-    """A same-language pair of noisy books over its floors whose evidence leaves the
-    classifier's gate part open: its order z read again with one-edit matches, as under the
+    """A same-language pair of noisy books over its floors whose order leaves a ramp that
+    reads it part open (the gate's, or below where an overlap's order alone starts to count):
+    its order z read again with one-edit matches, as under the
     floors (noise garbles the shared words, not their order), the alignment kept exact —
     one-edit matches of short noisy books spread over pages they do not share."""
-    gate = CLASSIFIER_PARAMS
-    if exact.order_z >= gate.min_z[1] or exact.its >= gate.min_its[1]:
+    gate = CLASSIFIER_PARAMS  # re-read while the order could still open a ramp that reads it
+    if exact.order_z >= max(gate.min_z[1], gate.overlap_z_alone[0]) or exact.its >= gate.min_its[1]:
         return exact
     if exact.order_z < RESCUE_MIN_Z or exact.order is None:
         return exact

@@ -251,6 +251,20 @@ def test_an_excerpt_that_is_a_third_of_one_book_is_shared_text():
     assert classify(few_words).relation == "UNRELATED"
 
 
+def test_one_dense_run_at_an_order_two_above_any_unrelated_pair_is_shared_text():
+    """A 5 %-noise excerpt of 1,268 words (generated seed 61, `b000160` / `b000173`): one run
+    of 45 aligned words covering 0.16 / 0.10 of the books, its 0.46, z 11.1. Real unrelated
+    pairs reach z 8.0, generated ones 3.5: the gate is open at 10, where at 12 its part-open
+    ramp and the overlap's size ramp left it UNRELATED (stop 53)."""
+    excerpt = with_(
+        its=0.464, lcs=49, order_z=11.1, n_page_matches=45, coverage_x=0.156, coverage_y=0.099,
+        span_x=0.17, span_y=0.14, contiguity_x=1.0, contiguity_y=1.0, text_ratio=1.13,
+    )  # fmt: skip
+    assert classify(excerpt).relation == "OVERLAPPING_TEXT"
+    at_chance = with_(**{**vars(excerpt), "order_z": 8.0})  # the real unrelated maximum
+    assert classify(at_chance).relation == "UNRELATED"
+
+
 def test_the_neighbour_sentence_follows_the_same_work_threshold():
     """`compare` and `explain` call neighbours "the same text" above the agreement where
     SAME_WORK loses all confidence, wherever that parameter is set."""
