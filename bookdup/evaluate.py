@@ -182,6 +182,40 @@ def split_train_test(
     )
 
 
+#: Shared words from which OVERLAPPING_TEXT recall is reported apart: a page or two, a few
+#: pages, a chapter, more. Google's class is "a large amount of overlap, many pages in a row";
+#: a generated truth counts any shared word as a relation, down to a paragraph.
+SHARED_WORDS_EDGES = (500, 1000, 2000)
+
+
+def recall_by_shared_words(
+    truth: Iterable[Mapping[str, Any]],
+    predicted: Iterable[Mapping[str, Any]],
+    n_words: Mapping[str, int],
+    relation: str = "OVERLAPPING_TEXT",
+    edges: Sequence[int] = SHARED_WORDS_EDGES,
+) -> dict[str, dict[str, float]]:
+    """Recall of ``relation`` (found in that class) by how many words its truth pairs share
+    (``coverage_a`` of ``a``'s ``n_words``), in bins cut at ``edges``; pairs whose size is not
+    known are left out."""
+    found = {k: d["relation"] for k, d in _by_pair(predicted).items()}
+    labels = [f"< {edges[0]}"] + [f"{lo}-{hi}" for lo, hi in zip(edges, edges[1:], strict=False)]
+    labels.append(f">= {edges[-1]}")
+    counts = {label: [0, 0] for label in labels}
+    for d in truth:
+        if d["relation"] != relation or "coverage_a" not in d or d["a"] not in n_words:
+            continue
+        shared = float(d["coverage_a"]) * n_words[d["a"]]
+        label = labels[sum(shared >= edge for edge in edges)]
+        counts[label][0] += found.get(pair_key(d["a"], d["b"])) == relation
+        counts[label][1] += 1
+    return {
+        label: {"recall": right / total, "tp": right, "true": total}
+        for label, (right, total) in counts.items()
+        if total
+    }
+
+
 def evaluate(
     truth: Sequence[Mapping[str, Any]],
     predicted: Sequence[Mapping[str, Any]],
@@ -189,8 +223,10 @@ def evaluate(
     n_books: int,
     candidates: Iterable[tuple[str, str]] | None = None,
     n_verified: int | None = None,
+    n_words: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """All pair metrics in one dict (the input of `render_report`)."""
+    """All pair metrics in one dict (the input of `render_report`); with the books'
+    ``n_words``, OVERLAPPING_TEXT recall by shared words too."""
     out: dict[str, Any] = {
         "n_books": n_books,
         "n_truth_pairs": len(truth),
@@ -203,6 +239,8 @@ def evaluate(
         out["candidate_recall"] = candidate_recall(truth, candidates)
     if n_verified is not None:
         out["fraction_verified"] = fraction_verified(n_verified, n_books)
+    if n_words is not None:
+        out["overlap_by_shared_words"] = recall_by_shared_words(truth, predicted, n_words)
     return out
 
 
@@ -224,6 +262,12 @@ def render_report(metrics: Mapping[str, Any]) -> str:
         for name, m in rel.items():
             cells = [m[k] for k in ("precision", "recall", "f1", "tp", "predicted", "true")]
             lines.append(f"| {name} | " + " | ".join(_fmt(c) for c in cells) + " |")
+    by_size = metrics.get("overlap_by_shared_words", {})
+    if by_size:
+        lines += ["", "## OVERLAPPING_TEXT recall by shared words", ""]
+        lines += ["| shared words | recall | TP | true |", "| --- | ---: | ---: | ---: |"]
+        for label, m in by_size.items():
+            lines.append(f"| {label} | {m['recall']:.3f} | {m['tp']} | {m['true']} |")
     conf = metrics.get("confusion", {})
     if conf:
         cols = sorted({c for row in conf.values() for c in row})

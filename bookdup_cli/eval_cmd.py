@@ -88,6 +88,7 @@ def evaluate(ctx: Any, corpus: Path, reuse: bool, report: Path | None) -> None:
         predicted,
         n_books=n_books,
         n_verified=dedup.verified_pairs if dedup else None,
+        n_words={b["id"]: int(b["n_words"]) for b in books if "n_words" in b},
     )
     metrics.update(extra)
     metrics.update(_translation_maps(truth, predicted, books))

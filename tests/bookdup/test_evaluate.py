@@ -15,6 +15,7 @@ from bookdup.evaluate import (
     evaluate,
     fraction_verified,
     pair_differences,
+    recall_by_shared_words,
     relation_metrics,
     render_report,
     split_train_test,
@@ -131,3 +132,29 @@ def test_pair_differences_name_each_missed_wrong_and_false_pair() -> None:
         "wrong": [("a", "c", "ABRIDGED", "OVERLAPPING_TEXT")],
         "false": [("a", "f", "UNRELATED", "SAME_WORK")],
     }
+
+
+def test_overlap_recall_is_reported_by_the_words_each_pair_shares() -> None:
+    """A paragraph, a chapter and a book's worth of shared text, each in its own bin."""
+    truth = [
+        {"a": "a", "b": "b", "relation": "OVERLAPPING_TEXT", "coverage_a": 0.1},  # 300 words
+        {"a": "a", "b": "c", "relation": "OVERLAPPING_TEXT", "coverage_a": 0.5},  # 1,500
+        {"a": "d", "b": "c", "relation": "OVERLAPPING_TEXT", "coverage_a": 0.25},  # 2,500
+        {"a": "d", "b": "e", "relation": "OVERLAPPING_TEXT", "coverage_a": 0.5},  # 5,000
+        {"a": "d", "b": "f", "relation": "EXACT", "coverage_a": 1.0},  # another class
+        {"a": "x", "b": "e", "relation": "OVERLAPPING_TEXT", "coverage_a": 0.5},  # size unknown
+    ]
+    predicted = [
+        {"a": "c", "b": "a", "relation": "OVERLAPPING_TEXT"},
+        {"a": "d", "b": "c", "relation": "CONTIGUOUS_SUBSET"},  # found, another class
+        {"a": "d", "b": "e", "relation": "OVERLAPPING_TEXT"},
+    ]
+    n_words = {"a": 3000, "d": 10_000}
+    by_size = recall_by_shared_words(truth, predicted, n_words)
+    assert by_size == {
+        "< 500": {"recall": 0.0, "tp": 0, "true": 1},
+        "1000-2000": {"recall": 1.0, "tp": 1, "true": 1},
+        ">= 2000": {"recall": 0.5, "tp": 1, "true": 2},
+    }
+    md = render_report(evaluate(truth, predicted, n_books=6, n_words=n_words))
+    assert "| >= 2000 | 0.500 | 1 | 2 |" in md
