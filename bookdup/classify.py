@@ -110,8 +110,10 @@ class ClassifierParams:
     #: Shared text must also be long in absolute terms (aligned unique words in shared runs).
     #: 10 % character noise leaves 28-47 of a 1,500-2,000-word excerpt's unique words aligned
     #: in runs (generated anthologies, z 10-15); the gate below (z or its) already keeps
-    #: chance alignments out, so this only asks for more than a stray run or two.
-    overlap_lcs: tuple[float, float] = (15.0, 35.0)
+    #: chance alignments out, so this only asks for more than a stray run or two. Full at 25:
+    #: a part-open gate (z 9-10) times a part-open size ramp lost excerpts aligning 25-29
+    #: words in runs at 5-10 % noise (issue 29, stop 54; docs/EVALUATION.md).
+    overlap_lcs: tuple[float, float] = (10.0, 25.0)
     #: ... unless the order alone is overwhelming (as ``translation_z_alone``): at 10 %
     #: character noise on both sides an excerpt of 800-1,000 words keeps 10 aligned words in
     #: runs, but its order z, re-read with one-edit matches, is 15-20 where unrelated pairs
@@ -128,7 +130,12 @@ class ClassifierParams:
     #: word positions a small excerpt reads 0.2 where its pages gave 0.3, and an excerpt of
     #: a third of a volume taken into an anthology twice its size 0.16-0.20 of the volume
     #: (0.05-0.07 of the anthology, 55-69 aligned words in runs, z 22-27: held-out seed 62).
-    overlap_one_side: tuple[float, float] = (0.10, 0.20)
+    #: Since frames are asked of the collection and chance runs are cut from the coverage,
+    #: a tenth of a book is substantial: 0-2 % noise excerpts of 0.09-0.11 of a volume, one
+    #: dense run of 32-63 aligned words at z 13-20, were lost under 0.10; the nearest
+    #: unrelated pair anywhere (real, `alice-en-storyland` / `hamlet-en-folio`, 0.074) stays
+    #: behind the gate at z 8.3 (issue 29, stop 54).
+    overlap_one_side: tuple[float, float] = (0.05, 0.10)
     #: Same-language evidence gate (DUPNIQ): every edition/overlap class needs a DUPNIQ-its
     #: well above chance. Unrelated books share a few dozen unique words whose LCS stays
     #: near 2*sqrt(shared), giving its 0.3–0.45; a 5% overlap of two 5K-word sequences
@@ -315,6 +322,15 @@ def _other_text(s: RelationSignals, p: ClassifierParams) -> float:
     )
 
 
+def _related(conf: dict[str, float]) -> float:
+    """How surely the pair is related at all: the strongest class, or an edition class and
+    OVERLAPPING_TEXT together, since the overlap's confidence is what the edition classes
+    leave (a clear abridgement read half ABRIDGED, half overlap is no unrelated pair)."""
+    edition = max(conf[c] for c in (*EDITION_CLASSES, "ABRIDGED"))
+    strongest = max(v for k, v in conf.items() if k != "UNRELATED")
+    return max(strongest, min(1.0, edition + conf["OVERLAPPING_TEXT"]))
+
+
 def classify(
     signals: RelationSignals,
     params: ClassifierParams = CLASSIFIER_PARAMS,
@@ -360,7 +376,7 @@ def classify(
             * max(ramp(float(s.n_page_matches), p.overlap_lcs), ramp(s.order_z, p.overlap_z_alone))
             * (1.0 - max(conf[c] for c in (*EDITION_CLASSES, "ABRIDGED")))
         )
-    conf["UNRELATED"] = 1.0 - max(v for k, v in conf.items() if k != "UNRELATED")
+    conf["UNRELATED"] = 1.0 - _related(conf)
     conf = {k: round(v, 6) for k, v in conf.items()}
     best = max(RELATIONS, key=lambda k: conf[k])  # ties go to the earlier (stronger) class
     direction = None

@@ -108,8 +108,11 @@ class SignalParams:
     #: The end of a work that an anthology shares has its editions for holders, or none; a
     #: 5 %-noise edition holds 19-26 % of the sample, the rest being OCR misreadings no other
     #: book holds (generated, 0-5 % noise: 11 overlaps lost, z up to 95; docs/EVALUATION.md).
+    #: A 10 %-noise edition holds 9-13 %, and at 0.15 an anthology's excerpt of a work whose
+    #: noisy editions hold it was a licence; 0.08 keeps every real licence's unrelated holder
+    #: (≤ 5.3 % where the frame aligns 20 words or more) and finds them (issue 29, stop 54).
     frame_holder_share: float = 0.5
-    frame_family_share: float = 0.15
+    frame_family_share: float = 0.08
     frame_rest_words: int = 300
     #: A page straddles two pages of the other book when each gets at least this share of
     #: its aligned words (below it, a stray word at a page edge).
@@ -132,6 +135,16 @@ class SignalParams:
     #: inside an anthology, two matches 218-374 words on at steps of 4-40: read 0.954 covered
     #: and a subset; generated seed 63 at 2 %, stop 53). 0 turns it off.
     edge_gap_factor: float = 10.0
+    #: ... and such a gap is also a tail of several chance matches, stepping on average this
+    #: many times further than the 90th percentile of the shared text's steps in both books
+    #: (generated, 0-10 % noise: chance tails 3.2-41 times; an abridgement's pieces against
+    #: an anthology step as far as the cuts inside the run, 0.8 times in the anthology).
+    edge_tail_factor: float = 2.0
+    #: A run whose median step is this many times the longest run's in both books is chance
+    #: matches strung together beside the shared text, not more of it (generated seed 64 at
+    #: 10 %: 8 matches of an anthology's other work, steps 5.3 and 8.3 times the shared
+    #: text's, read a volume 0.66 inside it as its re-pagination). 0 turns it off.
+    sparse_run_factor: float = 4.0
     #: Two consecutive runs at most ``bridge_words`` words apart in both books (on the same
     #: scale), one gap at most ``bridge_ratio`` times the other, cover the text between them in
     #: both: text both hold whose shared words noise garbled (a 10 %-noise volume's hole of
@@ -329,9 +342,10 @@ def shared_runs(
     frames: list[tuple[slice, Sides]] = []
     found = _runs(px, py, fa, fb, params.max_gap_words, min_len)
     slope = 1.0 if offsets is None else _run_slope(found, offsets, params.edge_steps)
+    if offsets is not None:
+        found = [_trim_edges(r, offsets[0] * slope, offsets[1], params) for r in found]
+        found = _dense_enough(found, (offsets[0] * slope, offsets[1]), params.sparse_run_factor)
     for r in found:
-        if offsets is not None:
-            r = _trim_edges(r, offsets[0] * slope, offsets[1], params)
         side = _frame_side(px[r], py[r], ex, ey, params)
         if (
             side is None
@@ -419,9 +433,56 @@ def _trim_edges(r: slice, ox: np.ndarray, oy: np.ndarray, p: SignalParams) -> sl
         chance |= _sparse(dx, dy, k, p.edge_step_words, p.edge_gap_factor)
     steps = np.flatnonzero(chance)
     front, back = steps[steps < k], steps[steps >= dx.size - k]
-    start = r.start + (int(front[-1]) + 1 if front.size else 0)
-    stop = r.start + int(back[0]) + 1 if back.size else r.stop
+    head, tail = (0, 0) if p.edge_gap_factor <= 0 else _sparse_ends(dx, dy, p)
+    start = r.start + max(int(front[-1]) + 1 if front.size else 0, head)
+    stop = r.stop - max(dx.size - int(back[0]) if back.size else 0, tail)
     return slice(start, stop)
+
+
+def _sparse_ends(dx: np.ndarray, dy: np.ndarray, p: SignalParams) -> tuple[int, int]:
+    """How many items to leave out at each end of a run with steps ``dx``, ``dy``: the longest
+    head and tail (at most half the steps) entered by a step over ``p.edge_step_words`` in one
+    book and passing over that many in both at a mean step ``p.edge_gap_factor`` times the
+    run's median in each, and ``p.edge_tail_factor`` times the 90th percentile of the steps
+    between them — chance matches the LCS strings on beside the shared text, each a few
+    hundred words from the next, where the shared text never steps so far."""
+    limit = dx.size // 2
+    if limit == 0:
+        return 0, 0
+    mx, my = (max(float(np.median(d)), 1.0) for d in (dx, dy))
+    ends = []
+    for ex, ey in ((dx[:limit], dy[:limit]), (dx[::-1][:limit], dy[::-1][:limit])):
+        sx, sy = np.cumsum(ex), np.cumsum(ey)
+        m = np.arange(1, limit + 1)
+        ok = (np.minimum(sx, sy) >= p.edge_step_words) & (sx >= p.edge_gap_factor * mx * m)
+        ok &= (sy >= p.edge_gap_factor * my * m) & (np.maximum(ex, ey) >= p.edge_step_words)
+        ends.append(int(np.flatnonzero(ok)[-1]) + 1 if ok.any() else 0)
+    head, tail = ends
+    if head + tail >= dx.size:
+        return 0, 0
+    body = slice(head, dx.size - tail)
+    far = [p.edge_tail_factor * float(np.quantile(d[body], 0.9)) for d in (dx, dy)]
+    keep = [
+        n > 0 and min(d[s].mean() / f for d, f in zip((dx, dy), far, strict=True)) >= 1.0
+        for n, s in ((head, slice(0, head)), (tail, slice(dx.size - tail, dx.size)))
+    ]
+    return head if keep[0] else 0, tail if keep[1] else 0
+
+
+def _dense_enough(
+    runs: list[slice], offsets: tuple[np.ndarray, np.ndarray], factor: float
+) -> list[slice]:
+    """``runs`` without those whose median step is ``factor`` times the longest run's in both
+    books (``offsets``: on one scale): chance matches strung together beside shared text."""
+    if factor <= 0 or len(runs) < 2:
+        return runs
+    steps = [[float(np.median(np.diff(o[r]))) for o in offsets] for r in runs]
+    ref = steps[max(range(len(runs)), key=lambda i: runs[i].stop - runs[i].start)]
+    return [
+        r
+        for r, (sx, sy) in zip(runs, steps, strict=True)
+        if sx < factor * max(ref[0], 1.0) or sy < factor * max(ref[1], 1.0)
+    ]
 
 
 def _bridged(

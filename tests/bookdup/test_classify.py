@@ -213,8 +213,43 @@ def test_an_excerpt_of_a_sixth_of_a_volume_in_a_big_anthology_is_shared_text():
         x=520, y=1199,
     )  # fmt: skip
     assert classify(excerpt).relation == "OVERLAPPING_TEXT"
-    stray = with_(**{**vars(excerpt), "coverage_x": 0.08, "span_x": 0.08})
+    stray = with_(**{**vars(excerpt), "coverage_x": 0.04, "span_x": 0.04, "coverage_y": 0.03})
     assert classify(stray).relation == "UNRELATED"
+
+
+def test_a_tenth_of_a_book_in_one_dense_run_is_shared_text():
+    """Recorded (generated seed 62, clean): an abridgement and an anthology share 0.104 of
+    each, 45 aligned words in runs at z 19.8: an excerpt, lost under the old one-sided ramp
+    (0.10, 0.20). The nearest unrelated pair anywhere (real, 0.074 of one book, 29 words in
+    runs) stays out behind the gate, its order at z 8.3."""
+    tenth = with_(
+        coverage_x=0.104, coverage_y=0.104, page_coverage_x=0.12, page_coverage_y=0.12,
+        span_x=0.11, span_y=0.11, n_page_matches=45, lcs=63, shared=110, its=0.57,
+        order_z=19.8, text_ratio=1.0, n_pages_x=14, n_pages_y=28, delta_pages=-14,
+    )  # fmt: skip
+    assert classify(tenth).relation == "OVERLAPPING_TEXT"
+    unrelated = with_(**{**vars(tenth), "coverage_x": 0.074, "coverage_y": 0.015, "its": 0.44,
+                         "order_z": 8.3, "n_page_matches": 29, "lcs": 39})  # fmt: skip
+    assert classify(unrelated).relation == "UNRELATED"
+
+
+def test_an_abridgement_read_half_abridged_half_overlap_is_related():
+    """Recorded (the real derived set: a 2 %-noise rescan of a work against its abridgement,
+    z 114, 348 aligned words in runs): ABRIDGED 0.49 and OVERLAPPING_TEXT 0.48, which is what
+    the edition classes leave. UNRELATED is what neither leaves, not the complement of the
+    larger alone (0.51, which won)."""
+    rescan_vs_cut = with_(
+        page_similarity=0.78, page_match_fraction=0.81, page_agreement=0.93, n_pages_x=249,
+        n_pages_y=117, n_page_matches=348, slope=0.45, offset=1.84, fit_residual=1.41,
+        delta_pages=132, delta_page_count=2.6, consecutive_corr=0.41, coverage_x=0.663,
+        coverage_y=0.731, span_x=0.988, span_y=0.992, contiguity_x=0.13, contiguity_y=0.148,
+        x=7295, y=11420, shared=958, lcs=379, cs=0.04, its=0.605, order_z=113.8, order_lcs=379,
+        neighbour_agreement=0.788, neighbour_share=0.759, text_ratio=0.477,
+        page_coverage_x=0.69, page_coverage_y=0.829,
+    )  # fmt: skip
+    r = classify(rescan_vs_cut)
+    assert r.relation == "ABRIDGED"
+    assert r.confidences["OVERLAPPING_TEXT"] > 0.4 and r.confidences["UNRELATED"] < 0.1
 
 
 def test_a_clean_alignment_leaving_an_eighth_uncovered_is_no_part():
@@ -245,7 +280,8 @@ def test_an_excerpt_that_is_a_third_of_one_book_is_shared_text():
         span_x=0.4, span_y=0.13, text_ratio=1.05, slope=1.15, page_agreement=0.84,
     )  # fmt: skip
     assert classify(excerpt).relation == "OVERLAPPING_TEXT"
-    small_in_both = with_(**{**vars(excerpt), "coverage_x": 0.06, "span_x": 0.06})
+    small_in_both = with_(**{**vars(excerpt), "coverage_x": 0.06, "span_x": 0.06,
+                             "coverage_y": 0.04, "span_y": 0.04})  # fmt: skip
     assert classify(small_in_both).relation == "UNRELATED"
     few_words = with_(**{**vars(excerpt), "n_page_matches": 12})
     assert classify(few_words).relation == "UNRELATED"
@@ -286,11 +322,11 @@ def test_the_neighbour_sentence_follows_the_same_work_threshold():
 def test_a_noisy_pair_s_alignment_length_is_read_where_its_order_was():
     """An excerpt of a volume in an anthology under 10 % character noise (generated seed 62,
     ``b000003`` / ``b000012``): 31 words align exactly, 54 once garbled words are matched up to
-    one edit, at z 17 (where the order alone now decides: the next test). At z 11 the exact
-    |LCS| alone leaves ``min_lcs`` part shut (UNRELATED); the one the order was read on opens
-    it. A window's shorter |LCS| never lowers the exact one."""
+    one edit, at z 17 (where the order alone now decides: the next test). At z 11 an exact
+    |LCS| of 26 alone leaves ``min_lcs`` part shut (UNRELATED); the one the order was read on
+    opens it. A window's shorter |LCS| never lowers the exact one."""
     excerpt = with_(
-        its=0.46, lcs=31, order_z=11.0, n_page_matches=31, coverage_x=0.24, coverage_y=0.56,
+        its=0.46, lcs=26, order_z=11.0, n_page_matches=26, coverage_x=0.24, coverage_y=0.56,
         span_x=0.33, span_y=0.6, contiguity_x=1.0, contiguity_y=1.0, text_ratio=0.53,
         slope=0.6, page_agreement=0.8, n_pages_x=9, n_pages_y=5, x=1192, y=588, shared=83,
     )  # fmt: skip

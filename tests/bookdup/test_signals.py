@@ -20,6 +20,7 @@ from bookdup.signals import (
     SignalParams,
     _bridged,
     _covered_share,
+    _dense_enough,
     _trim_edges,
     compute_signals,
     page_signature_matches,
@@ -450,6 +451,48 @@ def test_a_match_beyond_a_gap_no_noise_leaves_in_both_books_is_trimmed():
         np.cumsum([0.0, *[v * 8 for v in dy], 298]),
     )
     assert _trim_edges(slice(0, n - 1), sparse_x, sparse_y, SignalParams()) == slice(0, n - 1)
+
+
+def test_a_tail_of_chance_matches_is_trimmed_however_many_they_are():
+    """Recorded (generated seed 64 at 10 %, an edition against an anthology holding 58 % of
+    itself from it): the shared text steps ~20 words at a time, then the LCS strings seven
+    chance matches 7-603 words apart through the anthology's next work, reading the anthology
+    0.86 covered and the edition's subset. No single step among the last two is a gap no
+    noise leaves, but the tail as a whole is: its mean step is over ten times the run's."""
+    body_x = [4, 7, 12, 24, 22, 79, 7, 14, 18, 8, 20, 16, 25, 31, 9, 12, 40, 18, 22, 15] * 4
+    body_y = [2, 2, 11, 23, 23, 64, 5, 14, 20, 2, 18, 17, 22, 30, 12, 10, 35, 20, 19, 16] * 4
+    tail_x, tail_y = [46, 195, 603, 278, 230, 343, 257], [527, 272, 122, 7, 108, 149, 221]
+    ox = np.cumsum([0.0, *body_x, *tail_x])
+    oy = np.cumsum([0.0, *body_y, *tail_y])
+    n = ox.size
+    assert _trim_edges(slice(0, n), ox, oy, SignalParams()) == slice(0, n - len(tail_x))
+    head = slice(0, n)  # the same chance matches before the shared text
+    assert _trim_edges(head, ox[-1] - ox[::-1], oy[-1] - oy[::-1], SignalParams()) == slice(7, n)
+    # a 10 %-noise run (steps 40-80) with a hole of 600 words in both books, then its last
+    # four items: the hole is noise, and at most the last item goes
+    noisy = [40, 80, 55, 60, 45, 70, 50, 65] * 4 + [600, 50, 60, 45, 55]
+    on = np.cumsum([0.0, *noisy])
+    assert _trim_edges(slice(0, on.size), on, on * 1.1, SignalParams()).stop >= on.size - 1
+    off = SignalParams(edge_gap_factor=0)
+    assert _trim_edges(slice(0, n), ox, oy, off).stop > n - len(tail_x)
+
+
+def test_a_run_of_chance_matches_beside_the_shared_text_is_not_shared_text():
+    """Recorded (generated seed 64 at 10 %, a volume 0.66 inside an anthology): 8 matches of
+    the anthology's other work, 2-439 words apart, then the shared text at ~20-word steps.
+    Counted, they read the volume as the anthology's re-pagination. A second run as dense
+    as the first is more shared text (an anthology holding two excerpts of one work)."""
+    chance_x, chance_y = [245, 86, 267, 105, 8, 345, 2], [5, 208, 44, 439, 43, 220, 149]
+    body_x = [5, 2, 48, 43, 23, 3, 13, 16, 23, 37, 22, 50, 25, 20, 74, 11, 20, 34, 54, 2] * 5
+    body_y = [15, 3, 50, 34, 34, 3, 19, 30, 19, 43, 16, 67, 27, 18, 88, 12, 24, 27, 42, 3] * 5
+    ox = np.cumsum([0.0, *chance_x, 97, *body_x])
+    oy = np.cumsum([0.0, *chance_y, 481, *body_y])
+    runs = [slice(0, 8), slice(8, ox.size)]
+    assert _dense_enough(runs, (ox, oy), SignalParams().sparse_run_factor) == runs[1:]
+    twice = np.cumsum([0.0, *body_x[:30], 900, *body_x])
+    both = [slice(0, 31), slice(31, twice.size)]
+    assert _dense_enough(both, (twice, twice), SignalParams().sparse_run_factor) == both
+    assert _dense_enough(runs, (ox, oy), 0) == runs
 
 
 @needs_data
