@@ -388,8 +388,9 @@ def _rest_sample(hashes: np.ndarray, frame: np.ndarray, params: SignalParams) ->
     keep = np.ones(hashes.size, dtype=bool)
     keep[int(frame.min()) : int(frame.max()) + 1] = False
     rest = hashes[keep]
-    step = max(1, rest.size // params.frame_rest_words)
-    return np.unique(rest[::step][: params.frame_rest_words])
+    if rest.size <= params.frame_rest_words:
+        return np.unique(rest)
+    return np.unique(rest[np.linspace(0, rest.size - 1, params.frame_rest_words).astype(np.int64)])
 
 
 def _run_slope(runs: list[slice], offsets: tuple[np.ndarray, np.ndarray], edge: int) -> float:

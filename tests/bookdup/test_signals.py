@@ -21,6 +21,7 @@ from bookdup.signals import (
     _bridged,
     _covered_share,
     _dense_enough,
+    _rest_sample,
     _trim_edges,
     compute_signals,
     page_signature_matches,
@@ -493,6 +494,21 @@ def test_a_run_of_chance_matches_beside_the_shared_text_is_not_shared_text():
     both = [slice(0, 31), slice(31, twice.size)]
     assert _dense_enough(both, (twice, twice), SignalParams().sparse_run_factor) == both
     assert _dense_enough(runs, (ox, oy), 0) == runs
+
+
+def test_a_frame_s_rest_is_sampled_through_the_whole_book():
+    """The family test asks whether a holder of a frame holds the books' other words too (an
+    edition does). A sample taken from the front only missed a second-half volume holding a
+    work's ending: the volume read as no edition (4 of 300), and an anthology's excerpt of the
+    ending was a licence (held-out seed 66)."""
+    hashes = np.arange(1000, dtype=np.uint64)
+    frame = np.arange(600, 900)
+    sample = _rest_sample(hashes, frame, SignalParams())
+    assert sample.size == 300 and not np.isin(sample, hashes[600:900]).any()
+    assert np.isin(sample, hashes[900:]).sum() >= 40  # the last tenth: a sixth of the rest
+    assert sample.min() == 0 and sample.max() == 999
+    few = _rest_sample(hashes[:500], np.arange(100, 300), SignalParams())
+    assert np.array_equal(few, np.concatenate([hashes[:100], hashes[300:500]]))
 
 
 @needs_data
