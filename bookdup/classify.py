@@ -159,6 +159,12 @@ class ClassifierParams:
     #: z rests on: 10 % noise leaves 31-39 of an excerpt's words aligned exactly, 54-76 up to
     #: one edit, at z 17-19 (generated seed 62), where chance stays under z 3.5.
     min_lcs: tuple[float, float] = (20.0, 40.0)
+    #: ... or, for a noisy pair, one dense block of matches in order (``local_score``,
+    #: ``bookdup.localscan``), a gate of its own since the score already weighs the block
+    #: against what chance puts there, whatever the books' sizes: unrelated generated pairs at
+    #: 10 % noise stay under 1.5 (22,000 pairs); an excerpt of 300-1,000 words whose whole
+    #: order z stays under 4 reads 4-16 (issue 29, stop 55).
+    min_local: tuple[float, float] = (3.0, 5.0)
     #: TRANSLATION: how far the |LCS| of the shared (translated) words lies above what the
     #: same words in random order would give, in standard deviations of that null
     #: (``bookdup.orderstat``: z = (|LCS| − E) / sd, E ≈ 2·sqrt(n), sd ~ n^(1/6)), over the
@@ -355,7 +361,10 @@ def classify(
         )
     else:
         evidence = max(ramp(s.its, p.min_its), ramp(s.order_z, p.min_z))
-        gate = evidence * ramp(float(max(s.lcs, s.order_lcs)), p.min_lcs)
+        gate = max(
+            evidence * ramp(float(max(s.lcs, s.order_lcs)), p.min_lcs),
+            ramp(s.local_score, p.min_local),
+        )
         other_text = _other_text(s, p) if same_language else 0.0
         if same_language:
             conf.update(

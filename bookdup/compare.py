@@ -19,7 +19,7 @@ from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures, extract_features, looks_noisy
 from bookdup.langid import UNDETERMINED
 from bookdup.model import Book
-from bookdup.noisy import RESCUE_MIN_Z, noisy_verification
+from bookdup.noisy import RESCUE_MIN_LOCAL, RESCUE_MIN_Z, exact_local, noisy_verification
 from bookdup.signals import Collection, compute_signals, dense_page_ranges
 from bookdup.verify import Verification, order_screen, verify_pair
 
@@ -114,14 +114,13 @@ def _noisy_order(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> Ver
     gate = CLASSIFIER_PARAMS  # re-read while the order could still open a ramp that reads it
     if exact.order_z >= max(gate.min_z[1], gate.overlap_z_alone[0]) or exact.its >= gate.min_its[1]:
         return exact
-    if exact.order_z < RESCUE_MIN_Z or exact.order is None:
-        return exact
-    if not all(looks_noisy(len(f.unique.hashes), f.n_words) for f in (fa, fb)):
+    if exact.order is None or not _worth_rescuing(fa, fb, exact):
         return exact
     rescued = noisy_verification(fa, fb)
-    if rescued is None or rescued.order is None or rescued.order_z <= exact.order_z:
+    if rescued is None or rescued.order is None:
         return exact
-    return replace(exact, order=rescued.order)
+    order = rescued.order if rescued.order_z > exact.order_z else exact.order
+    return replace(exact, order=order, local=rescued.local)
 
 
 def _noise_rescue(
@@ -130,14 +129,21 @@ def _noise_rescue(
     """A same-language pair of noisy books under its floors, its order already suggestive:
     verified again with unique words matched up to one edit (``bookdup.noisy``), since noise
     garbles much of the shared evidence; None unless that reaches a floor."""
-    if exact.order_z < RESCUE_MIN_Z:
-        return None
-    if not all(looks_noisy(len(f.unique.hashes), f.n_words) for f in (fa, fb)):
+    if not _worth_rescuing(fa, fb, exact):
         return None
     rescued = noisy_verification(fa, fb)
-    if rescued is None or not any(getattr(rescued, s) >= f for f, s in floors):
+    local_floor = (CLASSIFIER_PARAMS.min_local[0], "local_score")
+    if rescued is None or not any(getattr(rescued, s) >= f for f, s in [*floors, local_floor]):
         return None
     return rescued
+
+
+def _worth_rescuing(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> bool:
+    """Two noisy books whose exact matches already suggest order: over the whole books, or in
+    one dense block (``bookdup.localscan``: a short excerpt the whole pair's order hides)."""
+    if not all(looks_noisy(len(f.unique.hashes), f.n_words) for f in (fa, fb)):
+        return False
+    return exact.order_z >= RESCUE_MIN_Z or exact_local(fa, fb).score >= RESCUE_MIN_LOCAL
 
 
 def shared_page_ranges(

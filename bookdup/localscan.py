@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-__all__ = ["WINDOW_FRACTIONS", "LocalEvidence", "local_evidence", "windows"]
+__all__ = ["NO_EVIDENCE", "WINDOW_FRACTIONS", "LocalEvidence", "local_evidence", "windows"]
 
 #: Window sizes as fractions of a book's unique words; each slides by half its size.
 WINDOW_FRACTIONS = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)

@@ -211,6 +211,9 @@ class RelationSignals:
     #: less for a window of the bigger book, more for a noisy pair re-read with one-edit
     #: matches (``bookdup.compare._noisy_order``); 0 when not computed.
     order_lcs: int = 0
+    #: −log10 of the chance of the densest ordered block of the matches
+    #: (``bookdup.localscan``): read for noisy pairs only; 0 when not read.
+    local_score: float = 0.0
     #: Share of the neighbour words of aligned unique words (inside shared runs) that are the
     #: same in both books, among neighbours both books repeat: ~1 for editions, even noisy
     #: ones; 0.4–0.7 for two translations of one work into one language. None: not known
@@ -819,6 +822,7 @@ def _verification_fields(v: Any, fa: BookFeatures, fb: BookFeatures) -> dict[str
     """The unique-word scores of the signals, from ``v`` (zeros for a pruned pair)."""
     if v is None:
         zero = {"shared": 0, "lcs": 0, "cs": 0.0, "its": 0.0, "order_z": 0.0, "order_lcs": 0}
+        zero["local_score"] = 0.0
         return {"x": len(fa.unique), "y": len(fb.unique), **zero}
     return {
         "x": int(v.x),
@@ -829,6 +833,7 @@ def _verification_fields(v: Any, fa: BookFeatures, fb: BookFeatures) -> dict[str
         "its": float(v.its),
         "order_z": float(getattr(v, "order_z", 0.0)),
         "order_lcs": int(order.lcs) if (order := getattr(v, "order", None)) is not None else 0,
+        "local_score": float(getattr(v, "local_score", 0.0)),
     }
 
 

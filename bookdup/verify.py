@@ -32,6 +32,7 @@ from bookdup.bitlcs import Pattern, lcs_stream
 from bookdup.boilerplate import verbatim_runs_sorted
 from bookdup.dictionary import Dictionary
 from bookdup.lcs import align_restricted, encode_ranks, lis_keep
+from bookdup.localscan import LocalEvidence
 from bookdup.orderscan import (
     ScanInput,
     WindowCounts,
@@ -113,11 +114,19 @@ class Verification:
     _positions: Callable[[], tuple[np.ndarray, np.ndarray]] | None = field(
         default=None, repr=False, compare=False
     )
+    #: The densest ordered block of the matches (``bookdup.localscan``): read for noisy
+    #: same-language pairs, whose short shared stretches the whole pair's order hides.
+    local: LocalEvidence | None = None
 
     @property
     def order_z(self) -> float:
         """z of |LCS| against the random-order null (0 when not computed)."""
         return self.order.z if self.order is not None else 0.0
+
+    @property
+    def local_score(self) -> float:
+        """The densest ordered block's score (0 when not read)."""
+        return self.local.score if self.local is not None else 0.0
 
     @cached_property
     def alignment(self) -> tuple[np.ndarray, np.ndarray]:

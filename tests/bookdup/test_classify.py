@@ -372,3 +372,23 @@ def test_a_noisy_excerpt_with_few_words_in_runs_is_shared_text_on_its_order_alon
     )  # fmt: skip
     assert classify(excerpt).relation == "OVERLAPPING_TEXT"
     assert classify(with_(**{**vars(excerpt), "order_z": 9.0})).relation == "UNRELATED"
+
+
+def test_one_dense_block_in_order_opens_the_gate_for_a_noisy_excerpt():
+    """Recorded in the dedup job's pair path (generated seed 63 at 10 % noise, ``b000182`` /
+    ``b000235``): a 516-word excerpt of a 4,500-word book in a 10,700-word anthology. Its
+    whole order (z 6.5) and its 0.45 leave the gate shut, but 19 of its matches lie in order
+    in one box where chance puts one (``local_score`` 12.5; unrelated pairs stay under 1.5):
+    shared text. At a chance score it stays unrelated."""
+    excerpt = with_(
+        book_similarity=0.0, page_similarity=0.0, page_match_fraction=0.13, page_agreement=0.75,
+        n_pages_x=15, n_pages_y=35, n_page_matches=25, slope=1.1, offset=3.8, fit_residual=0.39,
+        delta_pages=-20, delta_page_count=14.8, consecutive_corr=0.11, sequential_fraction=1.0,
+        coverage_x=0.1545, coverage_y=0.0666, span_x=0.133, span_y=0.114, x=1476, y=3048,
+        shared=288, lcs=45, cs=0.021, its=0.4528, order_z=6.52, order_lcs=45, local_score=12.46,
+        neighbour_agreement=0.71, neighbour_share=0.48, text_ratio=1.15, page_coverage_x=0.168,
+        page_coverage_y=0.117,
+    )  # fmt: skip
+    assert classify(excerpt).relation == "OVERLAPPING_TEXT"
+    for chance in (0.0, 1.5, CLASSIFIER_PARAMS.min_local[0]):
+        assert classify(dataclasses.replace(excerpt, local_score=chance)).relation == "UNRELATED"
