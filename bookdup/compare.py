@@ -132,10 +132,11 @@ def _noise_rescue(
     if not _worth_rescuing(fa, fb, exact):
         return None
     rescued = noisy_verification(fa, fb)
-    local_floor = (CLASSIFIER_PARAMS.min_local[0], "local_score")
-    if rescued is None or not any(getattr(rescued, s) >= f for f, s in [*floors, local_floor]):
+    if rescued is None or any(getattr(rescued, s) >= f for f, s in floors):
+        return rescued
+    if rescued.local is None or rescued.local_score < CLASSIFIER_PARAMS.min_local[0]:
         return None
-    return rescued
+    return noisy_verification(fa, fb, block=rescued.local)
 
 
 def _worth_rescuing(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> bool:

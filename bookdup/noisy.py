@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bookdup.lcs import lis_keep
-from bookdup.localscan import NO_EVIDENCE, LocalEvidence, local_evidence
+from bookdup.localscan import LocalEvidence, local_evidence
 from bookdup.orderstat import order_evidence
 from bookdup.scores import cs, its
 from bookdup.verify import HasUnique, Verification, neighbour_agreement
@@ -32,8 +32,8 @@ __all__ = [
 RESCUE_MIN_Z = 4.0
 #: ... or the score of its densest ordered block of exact matches (``bookdup.localscan``):
 #: unrelated generated pairs at 10 % noise stay under 1.1 (11,000 pairs), while excerpts of
-#: 300-1,000 words whose order z stays under 4 read 1.6-9.
-RESCUE_MIN_LOCAL = 1.5
+#: 300-1,000 words whose order z stays under 4 read 1.0-9.
+RESCUE_MIN_LOCAL = 1.0
 #: Shorter words' one-edit neighbourhoods hold too many other words.
 MIN_EDIT_LENGTH = 5
 
@@ -77,16 +77,42 @@ def _exact_pairs(hx: np.ndarray, hy: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def exact_local(fa: HasUnique, fb: HasUnique) -> LocalEvidence:
-    """The densest ordered block of the pair's exact matches (``bookdup.localscan``)."""
+    """The densest ordered block of the pair's exact matches (``bookdup.localscan``): only
+    whether to re-read the pair, so the hashes are taken as distinct, as a book's unique
+    words are (`noisy_verification` checks; the check cost twice the scan)."""
     hx, hy = np.asarray(fa.unique.hashes), np.asarray(fb.unique.hashes)
-    if np.unique(hx).size < hx.size or np.unique(hy).size < hy.size:
-        return NO_EVIDENCE
     return local_evidence(*_exact_pairs(hx, hy), hx.size, hy.size)
 
 
-def noisy_verification(fa: HasUnique, fb: HasUnique) -> Verification | None:
+def _lis(ix: np.ndarray, iy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The longest chain of matches increasing in both books (``ix`` ascending)."""
+    keep = lis_keep(iy)
+    return ix[keep], iy[keep]
+
+
+def _inside(ix: np.ndarray, iy: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    x0, x1, y0, y1 = box
+    return (ix >= x0) & (ix < x1) & (iy >= y0) & (iy < y1)
+
+
+def _through(
+    ix: np.ndarray, iy: np.ndarray, box: tuple[int, int, int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The longest chain through the box: before it in both books, in it, after it (the
+    whole books' chain can pass beside a short block, along chance matches)."""
+    x0, x1, y0, y1 = box
+    parts = [(ix < x0) & (iy < y0), _inside(ix, iy, box), (ix >= x1) & (iy >= y1)]
+    chains = [_lis(ix[p], iy[p]) for p in parts]
+    return np.concatenate([c[0] for c in chains]), np.concatenate([c[1] for c in chains])
+
+
+def noisy_verification(
+    fa: HasUnique, fb: HasUnique, block: LocalEvidence | None = None
+) -> Verification | None:
     """The same-language verification of two noisy books over their exact and one-edit shared
-    unique words (None when a book lacks words or repeats an item)."""
+    unique words (None when a book lacks words or repeats an item); ``block``: only the
+    matches inside that box (``LocalEvidence.box``), the shared text when it is all the
+    evidence there is (elsewhere the alignment strings chance matches around it)."""
     ua, ub = fa.unique, fb.unique
     wx, wy = ua.words, ub.words
     hx, hy = np.asarray(ua.hashes), np.asarray(ub.hashes)
@@ -96,14 +122,17 @@ def noisy_verification(fa: HasUnique, fb: HasUnique) -> Verification | None:
     free_x, free_y = np.setdiff1d(np.arange(hx.size), ex), np.setdiff1d(np.arange(hy.size), ey)
     fx, fy = one_edit_pairs(wx, wy, free_x, free_y)
     ix, iy = np.concatenate([ex, fx]), np.concatenate([ey, fy])
+    nx, ny = hx.size, hy.size
+    local = local_evidence(ix, iy, nx, ny) if block is None else block
     order = np.argsort(ix)
     ix, iy = ix[order], iy[order]
-    keep = lis_keep(iy)
-    ax, ay = ix[keep], iy[keep]
+    ax, ay = _lis(ix, iy)
+    if block is not None and 2 * _inside(ax, ay, block.box).sum() < block.lis:
+        ax, ay = _through(ix, iy, block.box)
     pages = (np.asarray(ua.pages)[ax], np.asarray(ub.pages)[ay])
     cx, cy = getattr(ua, "context", None), getattr(ub, "context", None)
     neighbours = None if cx is None or cy is None else neighbour_agreement(cx[ax], cy[ay])
-    nx, ny, lcs = hx.size, hy.size, int(ax.size)
+    lcs = int(ax.size)
     return Verification(
         nx,
         ny,
@@ -115,5 +144,5 @@ def noisy_verification(fa: HasUnique, fb: HasUnique) -> Verification | None:
         order_evidence(lcs, int(ix.size)),
         neighbours,
         lambda: (ax, ay),
-        local_evidence(ix, iy, nx, ny),
+        local,
     )

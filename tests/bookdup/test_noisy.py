@@ -21,6 +21,9 @@ from bookdup.model import Book
 from bookdup.noisy import (
     RESCUE_MIN_LOCAL,
     RESCUE_MIN_Z,
+    _inside,
+    _lis,
+    _through,
     exact_local,
     noisy_verification,
     one_edit_pairs,
@@ -170,3 +173,18 @@ def test_a_short_noisy_excerpt_whose_whole_order_hides_it_is_found_by_its_dense_
     c = _book("c", words(12000), 13)  # an unrelated book of the same vocabulary
     assert exact_local(a, c).score < RESCUE_MIN_LOCAL
     assert verify_features(a, c, dictionary=None, threshold=0.45, min_z=8.0) is None
+
+
+def test_the_chain_through_a_dense_block_keeps_the_block() -> None:
+    """The whole books' longest chain can pass beside a short block (here 12 chance matches
+    along the diagonal against a block of 6 off it); the chain through the block keeps it and
+    whatever lies before and after it in both books."""
+    ix = np.array([*range(0, 120, 10), 40, 41, 42, 43, 44, 45], np.int64)
+    iy = np.array([*range(0, 120, 10), 200, 201, 202, 203, 204, 205], np.int64)
+    order = np.argsort(ix, kind="stable")
+    ix, iy = ix[order], iy[order]
+    whole = _lis(ix, iy)
+    assert whole[0].size == 12 and not _inside(*whole, (40, 46, 200, 206)).any()
+    ax, ay = _through(ix, iy, (40, 46, 200, 206))
+    assert ax.tolist() == [0, 10, 20, 30, 40, 41, 42, 43, 44, 45]
+    assert ay.tolist() == [0, 10, 20, 30, 200, 201, 202, 203, 204, 205]
