@@ -35,6 +35,7 @@ __all__ = [
     "Relation",
     "band",
     "classify",
+    "describe_local",
     "describe_neighbours",
     "ramp",
 ]
@@ -413,4 +414,20 @@ def describe_neighbours(
     return (
         f"Words beside the aligned unique words: {100 * agree:.0f} % the same in both books "
         f"({100 * share:.0f} % comparable, the rest misread or rare): {verdict}."
+    )
+
+
+def describe_local(
+    signals: dict[str, Any] | None, params: ClassifierParams = CLASSIFIER_PARAMS
+) -> str | None:
+    """The densest ordered block's evidence in one sentence (None when it was not read: a
+    clean pair, or a noisy one whose whole order already decided)."""
+    score = (signals or {}).get("local_score") or 0.0
+    if score <= 0.0:
+        return None
+    lo, hi = params.min_local
+    verdict = "shared text" if score >= hi else "chance" if score <= lo else "part evidence"
+    return (
+        f"Densest block of shared words in order: a chance of 1 in 10^{score:.1f} over every "
+        f"block of both books ({verdict}: the gate opens from {lo:g} to {hi:g})."
     )

@@ -34,6 +34,9 @@ RESCUE_MIN_Z = 4.0
 #: unrelated generated pairs at 10 % noise stay under 1.1 (11,000 pairs), while excerpts of
 #: 300-1,000 words whose order z stays under 4 read 1.0-9.
 RESCUE_MIN_LOCAL = 1.0
+#: ... over blocks of 3 exact matches in order or more: noise leaves an excerpt's block 5-9
+#: exact ones of the 9-40 its one-edit matches give (``localscan.MIN_BLOCK`` is for those).
+TRIGGER_BLOCK = 3
 #: Shorter words' one-edit neighbourhoods hold too many other words.
 MIN_EDIT_LENGTH = 5
 
@@ -81,7 +84,7 @@ def exact_local(fa: HasUnique, fb: HasUnique) -> LocalEvidence:
     whether to re-read the pair, so the hashes are taken as distinct, as a book's unique
     words are (`noisy_verification` checks; the check cost twice the scan)."""
     hx, hy = np.asarray(fa.unique.hashes), np.asarray(fb.unique.hashes)
-    return local_evidence(*_exact_pairs(hx, hy), hx.size, hy.size)
+    return local_evidence(*_exact_pairs(hx, hy), hx.size, hy.size, min_lis=TRIGGER_BLOCK)
 
 
 def _lis(ix: np.ndarray, iy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from bookdup.classify import describe_neighbours
+from bookdup.classify import describe_local, describe_neighbours
 from bookdup.compare import compare_features
 from bookdup.features import extract_features
 from bookdup.model import Book
@@ -75,7 +75,7 @@ def _summary(r: dict[str, Any]) -> str:
         f"{r['lcs']} in the same order",
         f"{scores}-cs = {r['cs']:.4f}   {scores}-its = {r['its']:.4f}",
         describe_order(r["order"], ("A", "B")),
-        *filter(None, [describe_neighbours(s)]),
+        *filter(None, [describe_local(s), describe_neighbours(s)]),
     ]
     if s:
         lines += ["signals:", *_signal_lines(s)]

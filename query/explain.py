@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from bookdup.classify import CLASSIFIER_PARAMS, describe_neighbours
+from bookdup.classify import CLASSIFIER_PARAMS, describe_local, describe_neighbours
 from bookdup.compare import (
     describe_relation,
     shared_page_ranges,
@@ -264,9 +264,7 @@ def decision_path(e: dict[str, Any]) -> list[str]:
             f"({s['n_page_matches']} aligned words in dense runs); book similarity "
             f"{s['book_similarity']:.2f}, page similarity {s['page_similarity']:.2f}."
         )
-        neighbours = describe_neighbours(s)
-        if neighbours:
-            steps.append(neighbours)
+        steps += filter(None, [describe_local(s), describe_neighbours(s)])
     ranked = sorted(conf.items(), key=lambda kv: -kv[1])
     others = ", ".join(f"{k} {v:.2f}" for k, v in ranked[1:4])
     steps.append(f"Highest confidence: {ranked[0][0]} {ranked[0][1]:.2f} (next: {others}).")

@@ -12,6 +12,7 @@ from bookdup.classify import (
     ClassifierParams,
     band,
     classify,
+    describe_local,
     describe_neighbours,
     ramp,
 )
@@ -392,3 +393,13 @@ def test_one_dense_block_in_order_opens_the_gate_for_a_noisy_excerpt():
     assert classify(excerpt).relation == "OVERLAPPING_TEXT"
     for chance in (0.0, 1.5, CLASSIFIER_PARAMS.min_local[0]):
         assert classify(dataclasses.replace(excerpt, local_score=chance)).relation == "UNRELATED"
+
+
+def test_the_block_sentence_reads_its_thresholds_from_the_params():
+    assert describe_local({"local_score": 0.0}) is None and describe_local(None) is None
+    text = describe_local({"local_score": 12.46})
+    assert text is not None and "10^12.5" in text and "shared text" in text
+    assert "part evidence" in (describe_local({"local_score": 4.0}) or "")
+    tight = ClassifierParams(min_local=(5.0, 8.0))
+    assert "chance" in (describe_local({"local_score": 4.0}, tight) or "")
+    assert "from 5 to 8" in (describe_local({"local_score": 4.0}, tight) or "")

@@ -87,3 +87,16 @@ def test_the_same_stretch_out_of_order_is_no_evidence() -> None:
 def test_too_few_matches_are_no_evidence() -> None:
     assert local_evidence(np.array([1, 2]), np.array([1, 2]), 10, 10) is NO_EVIDENCE
     assert local_evidence(np.array([], np.int64), np.array([], np.int64), 0, 0) is NO_EVIDENCE
+
+
+def test_a_title_page_two_volumes_share_is_no_block() -> None:
+    """Two volumes of one work open with the same title and author: 4-7 words in order at
+    the front of both, where chance puts none. A block holds as many words in order as a
+    shared run at least (``MIN_BLOCK``), so that is no evidence of shared text."""
+    rng = np.random.default_rng(5)
+    cx, cy = _chance(rng, 150, 800, 800)
+    keep = (cx >= 10) & (cy >= 10)
+    px = np.concatenate([np.arange(6), cx[keep]])
+    py = np.concatenate([np.arange(6), cy[keep]])
+    assert local_evidence(px, py, 800, 800).score < 1.0
+    assert local_evidence(px, py, 800, 800, min_lis=3).score > 3.0  # what the trigger sees
