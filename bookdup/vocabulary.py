@@ -96,6 +96,7 @@ SIGNAL_LABELS = {
     "its": "in-order words, log scale (its)",
     "order_z": "order against chance (z)",
     "order_lcs": "shared unique words in order, as the order was read",
+    "local_score": "densest block of words in order against chance (-log10)",
     "neighbour_agreement": "neighbour words agreeing",
     "neighbour_share": "neighbour words comparable",
     "text_ratio": "words of B per word of A where they align",
