@@ -128,7 +128,8 @@ def _noise_rescue(
 ) -> Verification | None:
     """A same-language pair of noisy books under its floors, its order already suggestive:
     verified again with unique words matched up to one edit (``bookdup.noisy``), since noise
-    garbles much of the shared evidence; None unless that reaches a floor."""
+    garbles much of the shared evidence; None unless that reaches a floor or its densest
+    ordered block the classifier's gate (``ClassifierParams.min_local``)."""
     if not _worth_rescuing(fa, fb, exact):
         return None
     rescued = noisy_verification(fa, fb)

@@ -113,9 +113,9 @@ def noisy_verification(
     fa: HasUnique, fb: HasUnique, block: LocalEvidence | None = None
 ) -> Verification | None:
     """The same-language verification of two noisy books over their exact and one-edit shared
-    unique words (None when a book lacks words or repeats an item); ``block``: only the
-    matches inside that box (``LocalEvidence.box``), the shared text when it is all the
-    evidence there is (elsewhere the alignment strings chance matches around it)."""
+    unique words (None when a book lacks words or repeats an item); ``block``: the dense
+    block that is all the evidence there is (``LocalEvidence``), which the alignment then
+    passes through (`_through`) when the whole books' chain holds under half of it."""
     ua, ub = fa.unique, fb.unique
     wx, wy = ua.words, ub.words
     hx, hy = np.asarray(ua.hashes), np.asarray(ub.hashes)

@@ -4,6 +4,7 @@ under the floor is rescued, and that unrelated or clean books are not."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -63,6 +64,22 @@ def _book(book_id: str, words: list[str], seed: int) -> BookFeatures:
     pages = [" ".join(words[i : i + 300]) for i in range(0, len(words), 300)]
     noisy = add_noise(pages, 0.1, np.random.default_rng(seed))
     return extract_features(Book(book_id, noisy, language="en"))
+
+
+def _sharing(
+    seed: int, shared: int, a: tuple[int, int], b: tuple[int, int], noise: tuple[int, int]
+) -> tuple[BookFeatures, BookFeatures, Callable[[int], list[str]]]:
+    """Two books at 10 % noise sharing ``shared`` words, with (before, after) words around
+    them in each, and the word source for more books of the same vocabulary."""
+    rng = np.random.default_rng(seed)
+
+    def words(n: int) -> list[str]:
+        return list(rng.choice(_VOCAB, n, p=_P))
+
+    excerpt = words(shared)
+    book_a = _book("a", words(a[0]) + excerpt + words(a[1]), noise[0])
+    book_b = _book("b", words(b[0]) + excerpt + words(b[1]), noise[1])
+    return book_a, book_b, words
 
 
 @pytest.fixture(scope="module")
@@ -132,14 +149,7 @@ def test_a_noisy_excerpt_in_the_gate_ramp_reads_its_order_with_one_edit_matches(
     """Over the floor but the gate part open (z 8-12, its < 0.55): the order z is the one-edit
     re-read's, the alignment (pages, coverage) stays exact (issue 29: 4 generated overlaps
     called UNRELATED at z 9-11)."""
-    rng = np.random.default_rng(7)
-
-    def words(n: int) -> list[str]:
-        return list(rng.choice(_VOCAB, n, p=_P))
-
-    excerpt = words(1500)
-    a = _book("a", words(8000) + excerpt + words(8000), 1)
-    b = _book("b", words(6000) + excerpt + words(6000), 2)
+    a, b, _ = _sharing(7, 1500, (8000, 8000), (6000, 6000), (1, 2))
     exact = verify_pair(a, b, threshold=None)
     assert exact is not None and 8.0 <= exact.order_z < 12.0 and exact.its < 0.55
     v = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
@@ -156,14 +166,7 @@ def test_a_short_noisy_excerpt_whose_whole_order_hides_it_is_found_by_its_dense_
     exact order (z ~3) is under the rescue's 4, but its densest ordered block is not chance
     (``bookdup.localscan``), so the pair is re-read and its overlap found (issue 29: 20 of the
     27 overlaps missed at 10 % noise on seeds 61-67)."""
-    rng = np.random.default_rng(11)
-
-    def words(n: int) -> list[str]:
-        return list(rng.choice(_VOCAB, n, p=_P))
-
-    excerpt = words(300)
-    a = _book("a", words(9000) + excerpt + words(3000), 11)
-    b = _book("b", words(1500) + excerpt + words(1000), 12)
+    a, b, words = _sharing(11, 300, (9000, 3000), (1500, 1000), (11, 12))
     exact = verify_pair(a, b, threshold=None)
     assert exact is not None and exact.order_z < RESCUE_MIN_Z
     assert exact_local(a, b).score >= RESCUE_MIN_LOCAL
