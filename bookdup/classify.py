@@ -162,9 +162,9 @@ class ClassifierParams:
     min_lcs: tuple[float, float] = (20.0, 40.0)
     #: ... or, for a noisy pair, one dense block of matches in order (``local_score``,
     #: ``bookdup.localscan``), a gate of its own since the score already weighs the block
-    #: against what chance puts there, whatever the books' sizes: unrelated generated pairs at
-    #: 10 % noise stay under 1.5 (22,000 pairs); an excerpt of 300-1,000 words whose whole
-    #: order z stays under 4 reads 4-16 (issue 29, stop 55).
+    #: against what chance puts there, whatever the books' sizes: no unrelated pair of
+    #: generated books at 10 % noise holds a block (14,000 pairs, `benchmarks/dense_blocks.py`);
+    #: an excerpt of 300-1,000 words whose whole order z stays under 4 reads 6-20 (stop 55).
     min_local: tuple[float, float] = (3.0, 5.0)
     #: TRANSLATION: how far the |LCS| of the shared (translated) words lies above what the
     #: same words in random order would give, in standard deviations of that null

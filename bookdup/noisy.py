@@ -31,8 +31,8 @@ __all__ = [
 #: generated pairs stay under 3, and below it no noisy true pair was lifted over the floor.
 RESCUE_MIN_Z = 4.0
 #: ... or the score of its densest ordered block of exact matches (``bookdup.localscan``):
-#: unrelated generated pairs at 10 % noise stay under 1.1 (11,000 pairs), while excerpts of
-#: 300-1,000 words whose order z stays under 4 read 1.0-9.
+#: unrelated generated pairs at 10 % noise reach 1.5 (a re-read, not a relation; 14,000 pairs,
+#: `benchmarks/dense_blocks.py`), excerpts of 300-1,000 words whose order z stays under 4 1-9.
 RESCUE_MIN_LOCAL = 1.0
 #: ... over blocks of 3 exact matches in order or more: noise leaves an excerpt's block 5-9
 #: exact ones of the 9-40 its one-edit matches give (``localscan.MIN_BLOCK`` is for those).
