@@ -110,21 +110,25 @@ def _through(
 
 
 def noisy_verification(
-    fa: HasUnique, fb: HasUnique, block: LocalEvidence | None = None
+    fa: HasUnique, fb: HasUnique, block: LocalEvidence | None = None, *, one_edit: bool = True
 ) -> Verification | None:
-    """The same-language verification of two noisy books over their exact and one-edit shared
-    unique words (None when a book lacks words or repeats an item); ``block``: the dense
-    block that is all the evidence there is (``LocalEvidence``), which the alignment then
-    passes through (`_through`) when the whole books' chain holds under half of it."""
+    """The same-language verification of noisy books over their exact and, with
+    ``one_edit``, one-edit shared unique words (None when a book repeats an item or, for
+    one-edit matches, lacks its words); ``block``: the dense block that is all the evidence
+    there is (``LocalEvidence``), which the alignment then passes through (`_through`) when
+    the whole books' chain holds under half of it."""
     ua, ub = fa.unique, fb.unique
     wx, wy = ua.words, ub.words
     hx, hy = np.asarray(ua.hashes), np.asarray(ub.hashes)
-    if wx is None or wy is None or np.unique(hx).size < hx.size or np.unique(hy).size < hy.size:
+    if np.unique(hx).size < hx.size or np.unique(hy).size < hy.size:
         return None
-    ex, ey = _exact_pairs(hx, hy)
-    free_x, free_y = np.setdiff1d(np.arange(hx.size), ex), np.setdiff1d(np.arange(hy.size), ey)
-    fx, fy = one_edit_pairs(wx, wy, free_x, free_y)
-    ix, iy = np.concatenate([ex, fx]), np.concatenate([ey, fy])
+    ix, iy = _exact_pairs(hx, hy)
+    if one_edit:
+        if wx is None or wy is None:
+            return None
+        free_x, free_y = np.setdiff1d(np.arange(hx.size), ix), np.setdiff1d(np.arange(hy.size), iy)
+        fx, fy = one_edit_pairs(wx, wy, free_x, free_y)
+        ix, iy = np.concatenate([ix, fx]), np.concatenate([iy, fy])
     nx, ny = hx.size, hy.size
     local = local_evidence(ix, iy, nx, ny) if block is None else block
     order = np.argsort(ix)

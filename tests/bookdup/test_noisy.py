@@ -60,9 +60,9 @@ def _words(n: int) -> list[str]:
     return list(_RNG.choice(_VOCAB, n, p=_P))
 
 
-def _book(book_id: str, words: list[str], seed: int) -> BookFeatures:
+def _book(book_id: str, words: list[str], seed: int, level: float = 0.1) -> BookFeatures:
     pages = [" ".join(words[i : i + 300]) for i in range(0, len(words), 300)]
-    noisy = add_noise(pages, 0.1, np.random.default_rng(seed))
+    noisy = add_noise(pages, level, np.random.default_rng(seed))
     return extract_features(Book(book_id, noisy, language="en"))
 
 
@@ -191,3 +191,32 @@ def test_the_chain_through_a_dense_block_keeps_the_block() -> None:
     ax, ay = _through(ix, iy, (40, 46, 200, 206))
     assert ax.tolist() == [0, 10, 20, 30, 40, 41, 42, 43, 44, 45]
     assert ay.tolist() == [0, 10, 20, 30, 200, 201, 202, 203, 204, 205]
+
+
+def test_one_noisy_book_is_enough_for_a_dense_block_of_exact_matches() -> None:
+    """A long anthology at 5 % noise reads clean (its unique words 0.19-0.25 of its words)
+    while the shorter book whose excerpt of 300 words it holds reads noisy: the pair is
+    re-read on its exact matches' densest block (one-edit matches need both books' words,
+    which the dedup job keeps for noisy books alone), and an unrelated pair is not."""
+    rng = np.random.default_rng(5)
+
+    def words(n: int) -> list[str]:
+        return list(rng.choice(_VOCAB, n, p=_P))
+
+    excerpt = words(300)
+    long = _book("a", words(9000) + excerpt + words(3000), 21, 0.05)
+    clean = dataclasses.replace(
+        long, n_words=20 * long.n_words, unique=dataclasses.replace(long.unique, words=None)
+    )
+    short = _book("b", words(1500) + excerpt + words(1000), 22, 0.05)
+    assert not looks_noisy(len(clean.unique.hashes), clean.n_words)
+    assert looks_noisy(len(short.unique.hashes), short.n_words)
+    exact = verify_pair(clean, short, threshold=None)
+    assert exact is not None and exact.order_z < 8.0  # under the floor
+    v = verify_features(clean, short, dictionary=None, threshold=0.45, min_z=8.0)
+    assert v is not None and v.local_score >= CLASSIFIER_PARAMS.min_local[1]
+    assert v.shared == exact.shared  # exact matches only
+    other = _book("c", words(2800), 23, 0.05)
+    assert verify_features(clean, other, dictionary=None, threshold=0.45, min_z=8.0) is None
+    both_clean = dataclasses.replace(short, n_words=20 * short.n_words)
+    assert verify_features(clean, both_clean, dictionary=None, threshold=0.45, min_z=8.0) is None
