@@ -34,7 +34,7 @@ from bookdup.features import BookFeatures
 from bookdup.orderstat import describe_order
 from bookdup.pairs import pair_id
 from bookdup.relate import direction_from_side, plan_pair
-from bookdup.signals import Collection, frame_test, shared_runs, word_offsets
+from bookdup.signals import Collection, frame_test, item_neighbours, shared_runs, word_offsets
 from bookdup.verify import Verification
 from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
 from query.context import READ_RETRY_S, BadRequest, NotFound, ReadSide
@@ -59,6 +59,8 @@ class Alignment:
     ay: np.ndarray  # positions in b's sequence
     words_a: list[str]
     words_b: list[str]
+    #: (agreeing, comparable) neighbour words of each aligned word, as the core read them
+    neighbours: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def align(
@@ -75,7 +77,7 @@ def align(
     wa, wb = list(fa.unique.words or []), list(fb.unique.words or [])
     words_a = [wa[i] for i in ax.tolist()] if wa else []
     words_b = [wb[i] for i in ay.tolist()] if wb else []
-    return Alignment(ax, ay, words_a, words_b)
+    return Alignment(ax, ay, words_a, words_b, item_neighbours(verification, ax.size))
 
 
 def fractional_pages(pages: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -99,7 +101,16 @@ def regions(
     pb = fb.unique.pages[al.ay].astype(np.int64)
     offsets = (word_offsets(fa, al.ax), word_offsets(fb, al.ay))
     held = frame_test(fa, fb, (al.ax, al.ay), collection)
-    text, frames = shared_runs(pa, pb, fa, fb, offsets=offsets, held_apart=held)
+    text, frames = shared_runs(
+        pa,
+        pb,
+        fa,
+        fb,
+        offsets=offsets,
+        held_apart=held,
+        positions=(al.ax, al.ay),
+        neighbours=al.neighbours,
+    )
     tagged = sorted([(r, False) for r in text] + [(r, True) for r, _side in frames], key=_start)
     out = []
     for r, boilerplate in tagged:
