@@ -42,7 +42,7 @@ from indexer.dedup_job import DedupParams
 from indexer.dedup_stages import DedupRun, QueryBatch, prepare, select_books
 from indexer.index_job import IndexOptions, run_index
 from readers.groundtruth import load_jsonl
-from store.candidates import SAME_LANGUAGE_KINDS, SAME_UNIQ, CandidateParams, hits_with_scores
+from store.candidates import SAME_LANGUAGE_KINDS, SAME_UNIQ, CandidateParams, CandidateQuery
 from store.connection import ConnectionSettings, connect
 from store.msearch import DFS, msearch
 from store.schema import IndexNames, drop_indices
@@ -120,30 +120,33 @@ def search_batch(
     types); ``ranks[kind]`` gets each book's best rank in each owner's translated (or pivot)
     lists."""
     searcher = run.searcher
-    grouped: dict[str, list[tuple[str, str]]] = defaultdict(list)  # kind -> (owner, body)
+    grouped: dict[str, list[tuple[str, CandidateQuery]]] = defaultdict(list)  # kind -> (owner, q)
     scored_by_idf: dict[str, bool] = {PIVOT: True}
     for f in batch.books:
         for label, query in searcher.labelled_queries(f):
             kind = label if label in SAME_LANGUAGE_KINDS else "translated"
             scored_by_idf[kind] = searcher.scored_by_idf(label)
-            grouped[kind].append((f.book_id, query.json()))
-        grouped[PIVOT] += [(f.book_id, query.json()) for query in searcher.pivot_queries(f)]
+            grouped[kind].append((f.book_id, query))
+        grouped[PIVOT] += [(f.book_id, query) for query in searcher.pivot_queries(f)]
     for kind, queries in grouped.items():
         if not queries:
             continue
         types = [DFS if scored_by_idf[kind] else None] * len(queries)
         started = time.monotonic()
-        bodies = [body for _, body in queries]
+        bodies = [query.json() for _, query in queries]
         responses = msearch(run.client, run.names.books, bodies, types, searcher.max_concurrent)
         tally = tallies[kind]
         tally.wall_s += time.monotonic() - started
         tally.searches += len(queries)
         tally.took_ms += sum(response["took"] for response in responses)
-        owned = [(owner, response) for (owner, _), response in zip(queries, responses, strict=True)]
+        answered = list(zip(queries, responses, strict=True))
         lists = (
-            [(r.owner, r.hits) for r in searcher.pivot_lists(batch.books, owned)]
+            [
+                (r.owner, r.hits)
+                for r in searcher.pivot_lists(batch.books, [(o, r) for (o, _), r in answered])
+            ]
             if kind == PIVOT
-            else [(owner, hits_with_scores(response)) for owner, response in owned]
+            else [(owner, query.hits(response)) for (owner, query), response in answered]
         )
         for owner, hits in lists:
             tally.pairs |= {pair_key(owner, other) for other, _ in hits}

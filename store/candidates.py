@@ -162,6 +162,11 @@ class CandidateParams:
     # hits (0: not asked): they survive noise that breaks the text keys (docs/EVALUATION.md,
     # "Noisy overlaps: a book asks its own language for its unique words").
     same_language_uniq_hits: int = 10
+    # ... the best by their score per square root of their unique words among this many read
+    # (0: by score alone): a long book shares many of any book's words by chance and outranked
+    # a noisy excerpt's partner (ranks 10-49 of ~70); so ranked, ~10 % fewer pairs and the
+    # partner kept on 4 of 6 generated sets at 10 %, lost on none (docs/EVALUATION.md).
+    same_language_uniq_depth: int = 50
 
     def winnow_minimum(self, n_terms: int) -> int:
         """Sampled winnowed keys a candidate must share with a query of ``n_terms`` keys."""
@@ -346,11 +351,21 @@ class CandidateQuery:
     #: a query across languages: its first hits verified outright, the rest screened (None:
     #: ``CandidateParams.max_translation_candidates``)
     outright: int | None = None
+    #: > 0: each hit's unique words (``n_unique``) as a third sort value, and this many of the
+    #: ``size`` hits kept, the best by score per square root of them (`per_size_best`)
+    per_size: int = 0
 
     @property
     def hopeless(self) -> bool:
         """No book can match: fewer terms than ``minimum``, or none (the query is not sent)."""
         return len(self.terms) < self.minimum or not self.terms
+
+    def hits(self, response: dict[str, Any]) -> list[tuple[str, float]]:
+        """This search's (book id, score) hits, best first (`per_size_best` for a per-size
+        one)."""
+        return (
+            per_size_best(response, self.per_size) if self.per_size else hits_with_scores(response)
+        )
 
     def body(self) -> dict[str, Any]:
         """The search body."""
@@ -396,7 +411,8 @@ class CandidateQuery:
             # break them by book id, not by document order (which every write to a book
             # changes), so the same index gives the same candidates on every run.
             "sort": [{"_score": "desc"}, {"book_id": "asc"}]
-            + ([{"language": "asc"}] if self.hit_language else []),
+            + ([{"language": "asc"}] if self.hit_language else [])
+            + ([{"n_unique": {"order": "asc", "missing": "_last"}}] if self.per_size else []),
             # The hit's score and id come back as its sort values (doc values): no stored
             # field is read, so the node does not decompress each hit's whole source (a
             # book's features, ~100 KB) to return its id — 2-6x less node time a query
@@ -415,6 +431,19 @@ def hits_with_scores(response: dict[str, Any]) -> list[tuple[str, float]]:
     """(book id, score) for each hit of a candidate search (``CandidateQuery``: its sort
     values; the score is the number of shared keys, or the sum of their weights)."""
     return [(hit["sort"][1], float(hit["sort"][0])) for hit in response["hits"]["hits"]]
+
+
+def per_size_best(response: dict[str, Any], keep: int) -> list[tuple[str, float]]:
+    """The ``keep`` hits of a ``CandidateQuery.per_size`` search with the best score per square
+    root of their unique words (its third sort value; a book without one keeps its score), as
+    (book id, that score), best first."""
+    hits = []
+    for hit in response["hits"]["hits"]:
+        score, book, n_unique = hit["sort"][0], hit["sort"][1], hit["sort"][-1]
+        known = isinstance(n_unique, int | float) and 0 < n_unique < 2**31  # else "_last"
+        size = float(n_unique) if known else 1.0
+        hits.append((book, float(score) / math.sqrt(size)))
+    return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:keep]
 
 
 #: Language buckets asked for: more than a collection can hold (langid answers ISO 639-1
@@ -668,7 +697,10 @@ class CandidateSearcher:
             out.append(("winnows", self._winnow_body(f)))
             if p.same_language_uniq_hits:
                 query = self._uniq_body(f, f.unique.hashes, f.language)
-                out.append((SAME_UNIQ, dataclasses.replace(query, size=p.same_language_uniq_hits)))
+                per_size = p.same_language_uniq_depth > p.same_language_uniq_hits
+                size = p.same_language_uniq_depth if per_size else p.same_language_uniq_hits
+                keep = p.same_language_uniq_hits if per_size else 0
+                out.append((SAME_UNIQ, dataclasses.replace(query, size=size, per_size=keep)))
         # Same language from the text keys; the unique-word query still serves the other
         # languages, where shared names, numerals and cognates point at translations. While
         # some books have no winnowed keys (indexed before them, e.g. a migrated v3 index) it
@@ -827,28 +859,28 @@ class CandidateSearcher:
         _msearch), a book's translated ones ``depth[book id]`` deep (`labelled_queries`); a
         book's pivot searches come back as one list per target language (`pivot_lists`)."""
         depth = depth or {}
-        # owner, kind ("pivots": a pivot search), hits verified outright
-        queries: list[tuple[str, str, int]] = []
+        # owner, kind ("pivots": a pivot search), hits verified outright, the search
+        queries: list[tuple[str, str, int, CandidateQuery]] = []
         bodies: list[str] = []  # as JSON text: the client sends it as it is
         types: list[str | None] = []
         cap = self.params.max_translation_candidates
         for f in batch:
             for kind, query in self.labelled_queries(f, kinds, depth.get(f.book_id, 1)):
                 outright = cap if query.outright is None else query.outright
-                queries.append((f.book_id, kind, outright))
+                queries.append((f.book_id, kind, outright, query))
                 bodies.append(query.json())
                 types.append(DFS if self.scored_by_idf(kind) else None)
             for query in self.pivot_queries(f) if kinds != "same" else ():
-                queries.append((f.book_id, PIVOTS.field, cap))
+                queries.append((f.book_id, PIVOTS.field, cap, query))
                 bodies.append(query.json())
                 types.append(DFS)
         responses = msearch(self.client, self.index, bodies, types, self.max_concurrent)
         pivots: list[tuple[str, dict[str, Any]]] = []
-        for (owner, kind, outright), response in zip(queries, responses, strict=True):
+        for (owner, kind, outright, query), response in zip(queries, responses, strict=True):
             if kind == PIVOTS.field:
                 pivots.append((owner, response))
             else:
-                yield RankedCandidates(owner, kind, hits_with_scores(response), outright)
+                yield RankedCandidates(owner, kind, query.hits(response), outright)
         yield from self.pivot_lists(batch, pivots)
 
     def pivot_lists(

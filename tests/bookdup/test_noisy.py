@@ -163,7 +163,7 @@ def test_a_noisy_excerpt_in_the_gate_ramp_reads_its_order_with_one_edit_matches(
 
 def test_a_short_noisy_excerpt_whose_whole_order_hides_it_is_found_by_its_dense_block() -> None:
     """300 words shared by a 12,300- and a 2,800-word book at 10 % noise: the whole pair's
-    exact order (z ~3) is under the rescue's 4, but its densest ordered block is not chance
+    exact order (z ~1) is under the rescue's 2, but its densest ordered block is not chance
     (``bookdup.localscan``), so the pair is re-read and its overlap found (issue 29: 20 of the
     27 overlaps missed at 10 % noise on seeds 61-67)."""
     a, b, words = _sharing(11, 300, (9000, 3000), (1500, 1000), (11, 12))

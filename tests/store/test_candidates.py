@@ -226,7 +226,11 @@ def test_a_keyed_book_asks_its_own_language_for_its_unique_words_too() -> None:
     ``same_language_uniq_hits`` of them."""
     f, stop = _keyed_book(5)
     body = _kinds(stop, f)[SAME_UNIQ]
-    assert body["size"] == candidates.CandidateParams().same_language_uniq_hits == 10
+    params = candidates.CandidateParams()
+    assert body["size"] == params.same_language_uniq_depth == 50  # read, then 10 kept
+    assert body["sort"][-1] == {"n_unique": {"order": "asc", "missing": "_last"}}
+    plain = _kinds(stop, f, same_language_uniq_depth=0)[SAME_UNIQ]
+    assert plain["size"] == params.same_language_uniq_hits == 10 and len(plain["sort"]) == 2
     assert body["query"]["bool"]["filter"] == [{"term": {"language": "en"}}]
     clauses = body["query"]["bool"]["must"][0]["bool"]["should"]
     assert len(clauses) > 100 and all("term" in c for c in clauses)  # idf-scored terms
@@ -280,6 +284,25 @@ def test_candidate_hits_are_read_from_their_sort_values_not_their_stored_fields(
         }
     }
     assert candidates.hits_with_scores(response) == [("b1", 3.0), ("a7", 2.5)]
+
+
+def test_a_per_size_search_keeps_the_best_hits_per_square_root_of_their_unique_words() -> None:
+    """Issue 29: a long book shares many of any book's unique words by chance and outranked a
+    noisy excerpt's partner; per square root of the hit's unique words the partner comes
+    first. A hit without the count (sort value "_last") keeps its score."""
+    query = candidates.CandidateQuery("q", "uniq", ["a", "b"], 1, 50, per_size=2)
+    assert query.body()["size"] == 50
+    response = {
+        "hits": {
+            "hits": [
+                {"sort": [120.0, "long", 14_400]},
+                {"sort": [60.0, "partner", 900]},
+                {"sort": [50.0, "mid", 2_500]},
+                {"sort": [1.5, "old", 2**63 - 1]},
+            ]
+        }
+    }
+    assert query.hits(response) == [("partner", 2.0), ("old", 1.5)]
 
 
 @pytest.mark.parametrize("idf", [False, True])
