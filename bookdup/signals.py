@@ -366,8 +366,8 @@ def _skip_ends(
     head = head if head < p.min_run_words and chance(slice(r.start, r.start + head)) else 0
     tail = skips[0].size - int(steps[-1])
     tail = tail if tail < p.min_run_words and chance(slice(r.stop - tail, r.stop)) else 0
-    if r.start + head >= r.stop - tail:
-        return r
+    if head + tail >= r.stop - r.start:  # one skip, both sides short: the shorter goes
+        head, tail = (0, tail) if head >= tail else (head, 0)
     return slice(r.start + head, r.stop - tail)
 
 
@@ -408,6 +408,7 @@ def shared_runs(
     if offsets is not None:
         found = [_trim_edges(r, offsets[0] * slope, offsets[1], params) for r in found]
         found = _dense_enough(found, (offsets[0] * slope, offsets[1]), params.sparse_run_factor)
+    found = [r for r in found if r.stop - r.start >= min_len]  # what the trims left a run
     for r in found:
         side = _frame_side(px[r], py[r], ex, ey, params)
         if (

@@ -7,13 +7,15 @@ import pickle
 import random
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import numpy as np
 import pytest
 
 from bookdup.classify import classify
 from bookdup.collection import BooksInMemory
-from bookdup.features import extract_features
+from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
 from bookdup.signals import (
     RelationSignals,
@@ -26,6 +28,7 @@ from bookdup.signals import (
     _trim_edges,
     compute_signals,
     page_signature_matches,
+    shared_runs,
 )
 from bookdup.verify import Verification, detached, verify_pair
 
@@ -506,6 +509,30 @@ def test_a_few_items_past_a_long_skip_in_both_books_are_left_out_of_a_run():
     assert _skip_ends(slice(0, n), q, p, (agree, comparable)) == slice(0, n - 2)
     agree[-2:] = 1
     assert _skip_ends(slice(0, n), q, p, (agree, comparable)) == slice(0, n)
+
+
+def test_a_run_the_trims_leave_shorter_than_a_run_is_no_shared_text():
+    """Recorded (generated seed 63 at 10 %, an edition against an anthology ending with 27 % of
+    it): 8 chance matches on neighbouring pages formed a run beside the shared text; cut to 7
+    at a long skip, they still bridged to it and read the pair an abridgement. A run needs 8
+    aligned words after its trims as before them."""
+    chance = [(5, 6), (4, 5), (6, 4), (5, 5), (3, 6), (6, 5), (96, 95)]
+    body = [(3, 2), (0, 1), (4, 6), (8, 7), (2, 2)] * 8
+    steps = [*chance, (500, 520), *body]
+    qx = 1002 + np.cumsum([0, *(1 + sx for sx, _ in steps)])
+    qy = 1002 + np.cumsum([0, *(1 + sy for _, sy in steps)])
+
+    def book(q: np.ndarray) -> BookFeatures:
+        pages = np.arange(int(q[-1]) + 1000, dtype=np.int64) // 100  # text around: no frame
+        unique = SimpleNamespace(pages=pages)
+        return cast(BookFeatures, SimpleNamespace(unique=unique, n_pages=int(pages[-1]) + 1))
+
+    fa, fb = book(qx), book(qy)
+    px, py = fa.unique.pages[qx], fb.unique.pages[qy]
+    runs, frames = shared_runs(px, py, fa, fb, positions=(qx, qy))
+    assert runs == [slice(8, qx.size)] and frames == []
+    whole, _ = shared_runs(px, py, fa, fb, SignalParams(max_skip_words=0), positions=(qx, qy))
+    assert whole == [slice(0, 8), slice(8, qx.size)]
 
 
 def test_a_run_of_chance_matches_beside_the_shared_text_is_not_shared_text():
