@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -755,6 +755,46 @@ def _group_stats(
     return pages, b[best], share[best], straddle
 
 
+class _Aligned(NamedTuple):
+    runs: list[slice]
+    frames: list[tuple[slice, Sides]]
+    positions: tuple[np.ndarray | None, np.ndarray | None]
+    offsets: tuple[np.ndarray, np.ndarray] | None
+    neighbours: tuple[np.ndarray, np.ndarray] | None
+
+
+def _aligned_runs(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    verification: Any,
+    pages: tuple[np.ndarray, np.ndarray],
+    params: SignalParams,
+    collection: Collection | None = None,
+    min_len: int | None = None,
+) -> _Aligned:
+    """``shared_runs`` of the aligned items on ``pages`` (x, y) of ``verification`` (None: page
+    matches, runs of pages), read with the positions, word offsets and neighbours it keeps:
+    the one reading of a pair's runs for its signals and its dense page ranges."""
+    px, py = pages
+    qx, qy = _alignment_positions(verification, px.size)
+    both = None if qx is None or qy is None else (qx, qy)
+    offsets = None if both is None else (word_offsets(fa, both[0]), word_offsets(fb, both[1]))
+    neighbours = item_neighbours(verification, px.size)
+    runs, frames = shared_runs(
+        px,
+        py,
+        fa,
+        fb,
+        params,
+        min_len=min_len,
+        offsets=offsets,
+        held_apart=frame_test(fa, fb, (qx, qy), collection, params),
+        positions=both,
+        neighbours=neighbours,
+    )
+    return _Aligned(runs, frames, (qx, qy), offsets, neighbours)
+
+
 def compute_signals(
     fa: BookFeatures,
     fb: BookFeatures,
@@ -776,30 +816,18 @@ def compute_signals(
         fa.page_minhashes, fb.page_minhashes, threshold=params.page_match_threshold
     )
     px, py, min_run, on_alignment = _page_pairs(verification, page_matches, (sx, sy), params)
-    qx, qy = _alignment_positions(verification, px.size) if on_alignment else (None, None)
-    offsets = None if qx is None or qy is None else (word_offsets(fa, qx), word_offsets(fb, qy))
-    held = frame_test(fa, fb, (qx, qy), collection, params)
-    positions = None if qx is None or qy is None else (qx, qy)
-    neighbours = item_neighbours(verification, px.size) if on_alignment else None
-    runs, frames = shared_runs(
-        px,
-        py,
-        fa,
-        fb,
-        params,
-        min_len=min_run,
-        offsets=offsets,
-        held_apart=held,
-        positions=positions,
-        neighbours=neighbours,
+    aligned = _aligned_runs(
+        fa, fb, verification if on_alignment else None, (px, py), params, collection, min_run
     )
+    runs, frames, offsets = aligned.runs, aligned.frames, aligned.offsets
+    qx, qy = aligned.positions
     rx, ry = _in_runs(px, runs), _in_runs(py, runs)
     gap = params.max_gap_words
     bridged = _bridged(runs, offsets, params)
     slope, offset, residual = _fit(rx, ry)
     table = _page_table_signals(rx, ry, slope, fa, fb, params)
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
-    agreeing, comparable = _neighbours_in_runs(neighbours, runs)
+    agreeing, comparable = _neighbours_in_runs(aligned.neighbours, runs)
     return RelationSignals(
         same_content=bool(fa.content_hash) and fa.content_hash == fb.content_hash,
         book_similarity=float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS)),
@@ -939,21 +967,7 @@ def dense_page_ranges(
     px, py = _alignment_pages(verification)
     if px.size < params.min_run_words:
         return None
-    qx, qy = _alignment_positions(verification, px.size)
-    offsets = None if qx is None or qy is None else (word_offsets(fa, qx), word_offsets(fb, qy))
-    held_apart = frame_test(fa, fb, (qx, qy), collection, params)
-    positions = None if qx is None or qy is None else (qx, qy)
-    runs, _frames = shared_runs(
-        px,
-        py,
-        fa,
-        fb,
-        params,
-        offsets=offsets,
-        held_apart=held_apart,
-        positions=positions,
-        neighbours=item_neighbours(verification, px.size),
-    )
+    runs = _aligned_runs(fa, fb, verification, (px, py), params, collection).runs
     if not runs:
         return None
     rx = np.concatenate([px[r] for r in runs]).astype(np.float64)
