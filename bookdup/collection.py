@@ -24,14 +24,18 @@ class BooksInMemory:
         at_least: int,
         rests: Sequence[tuple[np.ndarray, int]],
         exclude: Sequence[str],
+        min_books: int = 1,
     ) -> bool:
-        """Whether a book not in ``exclude`` holds at least ``at_least`` of ``stretch`` and
-        fewer than n of each (hashes, n) of ``rests``."""
+        """Whether ``min_books`` books not in ``exclude`` each hold at least ``at_least`` of
+        ``stretch`` and fewer than n of each (hashes, n) of ``rests``."""
+        found = 0
         for book_id, held in self._held.items():
             if book_id in exclude or _count(stretch, held) < at_least:
                 continue
             if all(_count(hashes, held) < n for hashes, n in rests):
-                return True
+                found += 1
+                if found >= min_books:
+                    return True
         return False
 
 

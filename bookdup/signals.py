@@ -126,6 +126,15 @@ class SignalParams:
     frame_holder_share: float = 0.5
     frame_family_share: float = 0.08
     frame_rest_words: int = 300
+    #: A book's end beyond its shared runs (``RelationSignals.open_end_x``) of a share in
+    #: ``end_asked`` is asked of the collection, and is boilerplate, not text of the book's
+    #: own, when ``end_holders`` books or more hold it apart from the pair as a frame's holder
+    #: does. A licence the partner lacks has 5 or more (the 80 real books inside 3,080: two
+    #: Inferno volumes 7.4-7.7 % past the shared text, read as overlaps; the 1997 header with
+    #: its "Small Print!" 5, a newer licence dozens); the other work closing an anthology that
+    #: holds most of a volume 0-1 (generated seeds 61-68, 0-10 % noise; stop 57).
+    end_asked: tuple[float, float] = (0.03, 0.25)
+    end_holders: int = 3
     #: A page straddles two pages of the other book when each gets at least this share of
     #: its aligned words (below it, a stray word at a page edge).
     straddle_share: float = 0.15
@@ -141,6 +150,14 @@ class SignalParams:
     edge_steps: int = 2
     edge_step_words: float = 150.0
     edge_step_ratio: float = 6.0
+    #: ... and, where the rest of the run holds ``contrary_ratio`` times the words of one book
+    #: per word of the other (an abridgement against its full text), a one-sided step in the
+    #: abridgement among its first or last ``edge_contrary_steps``: an abridgement's cuts
+    #: skip in the full text only, so a skip in the abridgement is chance matches beside the
+    #: run (an abridgement read as the volume it overlaps, its run headed by a title-page word
+    #: and three chance matches 490 words before its shared text: stop 57). 0 turns it off.
+    edge_contrary_steps: int = 5
+    contrary_ratio: float = 1.4
     #: ... and a step among them over ``edge_step_words`` or more in both books and
     #: ``edge_gap_factor`` times the run's median step in each: no noise leaves such a gap in
     #: shared text; the texts that follow it in both do, with chance matches (a volume 79 %
@@ -179,9 +196,10 @@ class Collection(Protocol):
         at_least: int,
         rests: Sequence[tuple[np.ndarray, int]],
         exclude: Sequence[str],
+        min_books: int = 1,
     ) -> bool:
-        """Whether a book not in ``exclude`` holds at least ``at_least`` of the unique-word
-        hashes ``stretch`` and, for each (hashes, n) of ``rests``, fewer than n of them."""
+        """Whether ``min_books`` books not in ``exclude`` each hold at least ``at_least`` of the
+        unique-word hashes ``stretch`` and, for each (hashes, n) of ``rests``, fewer than n."""
         ...
 
 
@@ -247,6 +265,15 @@ class RelationSignals:
     #: (signals stored before both were kept: ``coverage_x`` was on pages then).
     page_coverage_x: float | None = None
     page_coverage_y: float | None = None
+    #: Share of x's (y's) unique words at its longer end beyond the shared runs (frames
+    #: aside), and that end in mean steps between the runs' aligned words in x (y): an
+    #: anthology holding 86 % of a volume leaves a tenth of it at one end, 10-55 steps long;
+    #: a true part leaves its title page, a few steps. None: not known (page matches; no
+    #: collection to tell an end from boilerplate, ``end_test``; signals stored before).
+    open_end_x: float | None = None
+    open_end_y: float | None = None
+    open_end_steps_x: float | None = None
+    open_end_steps_y: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with rounded floats, for JSON output and the index.
@@ -407,6 +434,7 @@ def shared_runs(
     slope = 1.0 if offsets is None else _run_slope(found, offsets, params.edge_steps)
     if offsets is not None:
         found = [_trim_edges(r, offsets[0] * slope, offsets[1], params) for r in found]
+        found = [_abridgement_ends(r, offsets[0], offsets[1], params) for r in found]
         found = _dense_enough(found, (offsets[0] * slope, offsets[1]), params.sparse_run_factor)
     found = [r for r in found if r.stop - r.start >= min_len]  # what the trims left a run
     for r in found:
@@ -446,15 +474,43 @@ def frame_test(
     return held_apart
 
 
+def end_test(
+    fa: BookFeatures, fb: BookFeatures, collection: Collection | None, params: SignalParams
+) -> Callable[[bool, int, int], bool] | None:
+    """``_coverage_fields``' question to the ``collection`` about a book's end: do
+    ``params.end_holders`` books hold the unique words at positions [lo, hi) of x (``in_x``)
+    or y apart from the pair (``SignalParams.end_asked``)? None without a collection."""
+    if collection is None:
+        return None
+
+    def held_apart(in_x: bool, lo: int, hi: int) -> bool:
+        this, other = (fa, fb) if in_x else (fb, fa)
+        stretch = _even_sample(this.unique.hashes[lo:hi], params.frame_rest_words)
+        rests = [
+            _rest_sample(this.unique.hashes, np.array([lo, hi - 1]), params),
+            _even_sample(other.unique.hashes, params.frame_rest_words),
+        ]
+        at_least = math.ceil(params.frame_holder_share * stretch.size)
+        counted = [(h, math.ceil(params.frame_family_share * h.size)) for h in rests if h.size]
+        exclude = (fa.book_id, fb.book_id)
+        return collection.holds_apart(stretch, at_least, counted, exclude, params.end_holders)
+
+    return held_apart
+
+
 def _rest_sample(hashes: np.ndarray, frame: np.ndarray, params: SignalParams) -> np.ndarray:
     """Up to ``frame_rest_words`` distinct unique words of a book outside a frame's span
     (aligned positions ``frame``), evenly spaced through the book."""
     keep = np.ones(hashes.size, dtype=bool)
     keep[int(frame.min()) : int(frame.max()) + 1] = False
-    rest = hashes[keep]
-    if rest.size <= params.frame_rest_words:
-        return np.unique(rest)
-    return np.unique(rest[np.linspace(0, rest.size - 1, params.frame_rest_words).astype(np.int64)])
+    return _even_sample(hashes[keep], params.frame_rest_words)
+
+
+def _even_sample(hashes: np.ndarray, size: int) -> np.ndarray:
+    """Up to ``size`` distinct ``hashes``, evenly spaced through them."""
+    if hashes.size <= size:
+        return np.unique(hashes)
+    return np.unique(hashes[np.linspace(0, hashes.size - 1, size).astype(np.int64)])
 
 
 def _run_slope(runs: list[slice], offsets: tuple[np.ndarray, np.ndarray], edge: int) -> float:
@@ -501,6 +557,29 @@ def _trim_edges(r: slice, ox: np.ndarray, oy: np.ndarray, p: SignalParams) -> sl
     head, tail = (0, 0) if p.edge_gap_factor <= 0 else _sparse_ends(dx, dy, p)
     start = r.start + max(int(front[-1]) + 1 if front.size else 0, head)
     stop = r.stop - max(dx.size - int(back[0]) if back.size else 0, tail)
+    return slice(start, stop)
+
+
+def _abridgement_ends(r: slice, ox: np.ndarray, oy: np.ndarray, p: SignalParams) -> slice:
+    """``r`` without the items beyond a skip in the abridgement among its first and last
+    ``p.edge_contrary_steps`` steps (see ``SignalParams.edge_contrary_steps``); ``ox``,
+    ``oy``: the aligned items' offsets in words, each on its own book's scale."""
+    k = p.edge_contrary_steps
+    if k <= 0 or r.stop - r.start <= 2 * k + 1:
+        return r
+    dx, dy = np.diff(ox[r]), np.diff(oy[r])
+    body_x, body_y = float(dx[k:-k].sum()), float(dy[k:-k].sum())
+    if body_y >= p.contrary_ratio * body_x > 0:  # x is the abridgement
+        short, full = dx, dy
+    elif body_x >= p.contrary_ratio * body_y > 0:
+        short, full = dy, dx
+    else:
+        return r
+    far = (short >= p.edge_step_words) & (short >= p.edge_step_ratio * np.maximum(full, 1.0))
+    steps = np.flatnonzero(far)
+    front, back = steps[steps < k], steps[steps >= dx.size - k]
+    start = r.start + (int(front[-1]) + 1 if front.size else 0)
+    stop = r.stop - (dx.size - int(back[0]) if back.size else 0)
     return slice(start, stop)
 
 
@@ -672,12 +751,8 @@ def _covered_share(
     positions) from its first to its last, and the units up to the next run when that is at
     most ``max_gap`` away or the run's index is in ``bridged``; frames' units are left out
     of both."""
-    weight = weight.copy()
+    weight = _without_frames(weight, units, frames)
     n = weight.size
-    for r, side in frames:
-        lo_frame = 0 if side == "front" else int(units[r].min())
-        hi_frame = n if side == "back" else int(units[r].max()) + 1
-        weight[lo_frame:hi_frame] = 0.0
     covered = np.zeros(n, dtype=bool)
     run_weights = []
     spans = [(int(units[r].min()), int(units[r].max())) for r in runs]
@@ -694,6 +769,35 @@ def _covered_share(
     return float(coverage), float(contiguity)
 
 
+def _without_frames(
+    weight: np.ndarray, units: np.ndarray, frames: list[tuple[slice, str]]
+) -> np.ndarray:
+    """``weight`` with the frames' units at 0: a front frame's from the start of the book to
+    its end, a back frame's from its start to the end of the book."""
+    weight = weight.copy()
+    for r, side in frames:
+        lo_frame = 0 if side == "front" else int(units[r].min())
+        hi_frame = weight.size if side == "back" else int(units[r].max()) + 1
+        weight[lo_frame:hi_frame] = 0.0
+    return weight
+
+
+def _open_end(
+    positions: np.ndarray, runs: list[slice], frames: list[tuple[slice, str]], n_unique: int
+) -> tuple[float, float, tuple[int, int]]:
+    """(share, steps, [lo, hi)) of the book's longer end beyond its shared runs, frames
+    aside: its unique words before the first aligned one or after the last, as a share of the
+    book and in mean steps between the runs' aligned words (a gap chance leaves among them
+    only rarely: text the other book lacks), and its positions."""
+    weight = _without_frames(np.ones(n_unique), positions, frames)
+    items = np.concatenate([positions[r] for r in runs])
+    first, last = int(items.min()), int(items.max())
+    head, tail = weight[:first].sum(), weight[last + 1 :].sum()
+    end, where = (head, (0, first)) if head >= tail else (tail, (last + 1, n_unique))
+    step = max((last - first) / max(items.size - 1, 1), 1.0)
+    return float(end / max(weight.sum(), 1.0)), float(end / step), where
+
+
 def _coverage_fields(
     side: str,
     pages: np.ndarray,
@@ -703,16 +807,26 @@ def _coverage_fields(
     positions: np.ndarray | None,
     max_gap: int,
     bridged: frozenset[int],
+    ends: tuple[Callable[[bool, int, int], bool] | None, tuple[float, float]] = (None, (0, 0)),
 ) -> dict[str, Any]:
-    """One book's coverage, span and contiguity (on word positions when given) and its
-    coverage on whole pages (the abridgement's), as ``RelationSignals`` fields of ``side``
-    (``"x"`` or ``"y"``)."""
+    """One book's coverage, span and contiguity (on word positions when given), its coverage
+    on whole pages (the abridgement's) and, with a collection to ask (``ends``: ``end_test``
+    and ``SignalParams.end_asked``), its open end (``_open_end``; none where boilerplate), as
+    ``RelationSignals`` fields of ``side`` (``"x"`` or ``"y"``)."""
     word_pages, n_pages = features.unique.pages, int(features.n_pages)
     mine = [(r, sides[0] if side == "x" else sides[1]) for r, sides in frames]
     cov, span, cont = _coverage(pages, runs, mine, word_pages, n_pages, positions, max_gap, bridged)
     on_pages = cov if positions is None else _coverage(pages, runs, mine, word_pages, n_pages)[0]
     names = ("coverage", "span", "contiguity", "page_coverage")
-    return {f"{name}_{side}": v for name, v in zip(names, (cov, span, cont, on_pages), strict=True)}
+    values = (cov, span, cont, on_pages)
+    fields = {f"{name}_{side}": v for name, v in zip(names, values, strict=True)}
+    held_apart, asked = ends
+    if held_apart is not None and positions is not None and runs and word_pages.size > 0:
+        share, steps, (lo, hi) = _open_end(positions, runs, mine, int(word_pages.size))
+        if asked[0] <= share <= asked[1] and held_apart(side == "x", lo, hi):
+            share, steps = 0.0, 0.0
+        fields.update({f"open_end_{side}": share, f"open_end_steps_{side}": steps})
+    return fields
 
 
 def _fit(px: np.ndarray, py: np.ndarray) -> tuple[float, float, float]:
@@ -828,6 +942,7 @@ def compute_signals(
     table = _page_table_signals(rx, ry, slope, fa, fb, params)
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
     agreeing, comparable = _neighbours_in_runs(aligned.neighbours, runs)
+    ends = (end_test(fa, fb, collection, params), params.end_asked)
     return RelationSignals(
         same_content=bool(fa.content_hash) and fa.content_hash == fb.content_hash,
         book_similarity=float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS)),
@@ -844,8 +959,8 @@ def compute_signals(
         delta_page_count=float(last_y - (slope * last_x + offset)),
         consecutive_corr=float(min(1.0, table.straddle)),
         sequential_fraction=table.sequential,
-        **_coverage_fields("x", px, runs, frames, fa, qx, gap, bridged),
-        **_coverage_fields("y", py, runs, frames, fb, qy, gap, bridged),
+        **_coverage_fields("x", px, runs, frames, fa, qx, gap, bridged, ends),
+        **_coverage_fields("y", py, runs, frames, fb, qy, gap, bridged, ends),
         **_verification_fields(verification, fa, fb),
         neighbour_agreement=agreeing,
         neighbour_share=comparable,

@@ -102,6 +102,10 @@ SIGNAL_LABELS = {
     "text_ratio": "words of B per word of A where they align",
     "page_coverage_x": "share of A covered by shared text, pages counted whole",
     "page_coverage_y": "share of B covered by shared text, pages counted whole",
+    "open_end_x": "share of A at its end beyond the shared text",
+    "open_end_y": "share of B at its end beyond the shared text",
+    "open_end_steps_x": "that end of A in steps between aligned words",
+    "open_end_steps_y": "that end of B in steps between aligned words",
 }
 
 

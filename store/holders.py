@@ -30,9 +30,11 @@ class IndexedBooks:
         at_least: int,
         rests: Sequence[tuple[np.ndarray, int]],
         exclude: Sequence[str],
+        min_books: int = 1,
     ) -> bool:
-        """Whether a book not in ``exclude`` holds at least ``at_least`` of ``stretch`` and
-        fewer than n of each (hashes, n) of ``rests``: one count, stopped at the first."""
+        """Whether ``min_books`` books not in ``exclude`` each hold at least ``at_least`` of
+        ``stretch`` and fewer than n of each (hashes, n) of ``rests``: one count, stopped at
+        the ``min_books``-th."""
         query = {
             "bool": {
                 "filter": [_holding(stretch, at_least)],
@@ -40,8 +42,8 @@ class IndexedBooks:
                 + [_holding(hashes, n) for hashes, n in rests],
             }
         }
-        found = self._count(index=self._index, query=query, terminate_after=1)
-        return int(found["count"]) > 0
+        found = self._count(index=self._index, query=query, terminate_after=max(min_books, 1))
+        return int(found["count"]) >= max(min_books, 1)
 
 
 def _holding(hashes: np.ndarray, at_least: int) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import random
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -20,13 +20,16 @@ from bookdup.model import Book
 from bookdup.signals import (
     RelationSignals,
     SignalParams,
+    _abridgement_ends,
     _bridged,
     _covered_share,
     _dense_enough,
+    _open_end,
     _rest_sample,
     _skip_ends,
     _trim_edges,
     compute_signals,
+    end_test,
     page_signature_matches,
     shared_runs,
 )
@@ -585,3 +588,105 @@ def test_text_ratio_reads_word_offsets_where_positions_are_known(alice):
     whole = extract_features(book("work", ocr_noise(work, 0.1, seed=5)))
     part = compute_signals(fa, whole, verify_pair(fa, whole, threshold=0.0))
     assert part.text_ratio == pytest.approx(1.0, abs=0.1)
+
+
+def test_a_skip_in_an_abridgement_near_its_run_s_end_is_chance():
+    """Recorded (generated seed 64 at 10 %, an abridgement against a volume of its work, 0.59
+    of the volume shared): the run opens on a title-page word and three chance matches, then
+    skips 486 words in the abridgement and 13 in the volume. An abridgement's cuts skip in
+    the full text only, so a skip in the abridgement is no cut: the run starts after it, and
+    reads 1.7 words of the volume per word of the abridgement where its head made it 1.08,
+    a part. A skip of the full text is a cut, and stays."""
+    ox = [
+        325,
+        533,
+        557,
+        579,
+        1065,
+        1091,
+        1095,
+        1111,
+        1141,
+        1146,
+        1153,
+        1156,
+        1215,
+        1222,
+        1245,
+        1247,
+        1252,
+        1287,
+        1314,
+        1326,
+        1331,
+        1381,
+        1388,
+        1398,
+        1411,
+        1453,
+        1458,
+        1468,
+        1493,
+        1498,
+        1508,
+        1510,
+        1555,
+        1568,
+        1590,
+        1633,
+        1641,
+        1646,
+        1693,
+        1713,
+        1728,
+        1784,
+    ]
+    oy = [277, 352, 362, 386, 399, 428, 433, 446, 591, 596, 609, 611, 659, 665, 691, 693, 697,
+          852, 878, 899, 905, 996, 1003, 1012, 1025, 1070, 1076, 1090, 1190, 1194, 1212, 1214,
+          1289, 1367, 1407, 1445, 1449, 1453, 1497, 1517, 1527, 1567]  # fmt: skip
+    x, y, run = np.array(ox, float), np.array(oy, float), slice(0, len(ox))
+    assert _abridgement_ends(run, x, y, SignalParams()) == slice(4, len(ox))
+    assert _abridgement_ends(run, x, y, SignalParams(edge_contrary_steps=0)) == run
+    assert _abridgement_ends(run, y, x, SignalParams()) == slice(4, len(ox))  # y abridged
+    cut = x.copy()  # the same skip where x is the full text, cut throughout: a cut of its own
+    cut[5:] += np.cumsum(np.full(cut.size - 5, 50.0))
+    assert _abridgement_ends(run, cut, y, SignalParams()) == run
+    same = np.arange(len(ox)) * 30.0  # no abridgement: the edges' own rule decides
+    same[4:] += 486
+    assert _abridgement_ends(run, same, same, SignalParams()) == run
+
+
+def test_an_end_without_aligned_words_is_read_in_mean_steps():
+    """A book's longer end beyond its runs, frames aside: as a share of its unique words and
+    in mean steps between the runs' aligned words (a title page leaves a step or two)."""
+    positions = np.array([0, 10, 20, 30, 40, *range(100, 901, 8)])
+    runs, front = [slice(5, positions.size)], [(slice(0, 5), "front")]
+    share, steps, where = _open_end(positions, runs, [], 1000)
+    assert share == pytest.approx(0.1) and steps == pytest.approx(100 / 8) and where == (0, 100)
+    share, steps, where = _open_end(positions, runs, front, 1000)  # the head's frame is out
+    assert share == pytest.approx(99 / 959) and steps == pytest.approx(99 / 8)
+    assert where == (901, 1000)
+    whole = np.array([*range(3, 998, 8)])
+    assert _open_end(whole, [slice(0, whole.size)], [], 1000)[1] < 1.0
+
+
+def test_an_end_many_books_hold_apart_from_the_pair_is_boilerplate():
+    """A volume's licence its complete edition lacks: five unrelated books hold it, so the
+    volume's end past the shared text is no text of its own. An end that one or two other
+    books hold, or that books holding the pair's text too hold, is."""
+    rng = np.random.default_rng(7)
+    text, licence, other = (rng.choice(2**62, n, replace=False) for n in (900, 100, 400))
+
+    def features(book_id: str, *parts: np.ndarray) -> BookFeatures:
+        unique = SimpleNamespace(hashes=np.concatenate(parts))
+        return cast(BookFeatures, SimpleNamespace(book_id=book_id, unique=unique))
+
+    volume, whole = features("volume", text[:450], licence), features("whole", text, other)
+    holders = [features(f"pg{i}", rng.choice(2**62, 300), licence) for i in range(5)]
+    p = SignalParams()
+    ask = end_test(volume, whole, BooksInMemory([volume, whole, *holders]), p)
+    assert ask is not None and ask(True, 450, 550)  # the volume's last 100 unique words
+    assert not cast(Any, end_test(volume, whole, BooksInMemory(holders[:2]), p))(True, 450, 550)
+    family = [features(f"ed{i}", text, licence) for i in range(5)]  # they hold the text too
+    assert not cast(Any, end_test(volume, whole, BooksInMemory(family), p))(True, 450, 550)
+    assert end_test(volume, whole, None, p) is None

@@ -88,6 +88,7 @@ def test_the_index_answers_who_holds_a_stretch_apart(es_client, indexed) -> None
     opening = work.unique.hashes[work.unique.pages < 25]
     half, third = ending.size // 2, opening.size // 3
     assert books.holds_apart(ending, half, [], ["anthology", "work"])  # the edition holds it
+    assert not books.holds_apart(ending, half, [], ["anthology", "work"], min_books=2)  # alone
     assert not books.holds_apart(ending, half, [], ["anthology", "work", "edition"])
     # ... and the rest of the work too: not apart from the pair
     assert not books.holds_apart(ending, half, [(opening, third)], ["anthology", "work"])
