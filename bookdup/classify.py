@@ -131,6 +131,11 @@ class ClassifierParams:
     #: runs, but its order z, re-read with one-edit matches, is 15-20 where unrelated pairs
     #: stay under 3.5 (generated) and 8.0 (real).
     overlap_z_alone: tuple[float, float] = (12.0, 16.0)
+    #: ... or its densest ordered block alone (``local_score``): a chance of 1 in 10^8 or
+    #: less over every block of both books, where unrelated noisy pairs stay under 10^-1.5,
+    #: is shared text however few of its words the runs hold (5 %-noise excerpts of 200-300
+    #: words, 17-21 aligned words in runs, blocks at 11.4-13.9: stop 57).
+    overlap_local_alone: tuple[float, float] = (8.0, 12.0)
     #: ... or so long in absolute terms that it is substantial however big the other book is
     #: (frames and the collection's boilerplate are out by then): an anthology's excerpt of a
     #: work covers 5-14 % of the anthology with 50-300 aligned words in runs (real derived
@@ -351,6 +356,16 @@ def _other_text(s: RelationSignals, p: ClassifierParams) -> float:
     )
 
 
+def _long_enough(s: RelationSignals, p: ClassifierParams) -> float:
+    """How clearly the shared text is more than a stray run: its words in runs, or its order
+    or its densest block overwhelming alone."""
+    return max(
+        ramp(float(s.n_page_matches), p.overlap_lcs),
+        ramp(s.order_z, p.overlap_z_alone),
+        ramp(s.local_score, p.overlap_local_alone),
+    )
+
+
 def _related(conf: dict[str, float]) -> float:
     """How surely the pair is related at all: the strongest class, or an edition class and
     OVERLAPPING_TEXT together, since the overlap's confidence is what the edition classes
@@ -405,7 +420,7 @@ def classify(
                 ramp(float(s.n_page_matches), p.overlap_long),
                 ramp(hi, p.overlap_one_side),
             )
-            * max(ramp(float(s.n_page_matches), p.overlap_lcs), ramp(s.order_z, p.overlap_z_alone))
+            * _long_enough(s, p)
             * (1.0 - max(conf[c] for c in (*EDITION_CLASSES, "ABRIDGED")))
         )
     conf["UNRELATED"] = 1.0 - _related(conf)

@@ -135,6 +135,10 @@ class SignalParams:
     #: holds most of a volume 0-1 (generated seeds 61-68, 0-10 % noise; stop 57).
     end_asked: tuple[float, float] = (0.03, 0.25)
     end_holders: int = 3
+    #: The open end is read for a book covered this much or more, one the other book may
+    #: contain (``ClassifierParams.contained_coverage`` starts at 0.75): the question to the
+    #: collection is asked of a few pairs, not of every overlap.
+    end_min_coverage: float = 0.7
     #: A page straddles two pages of the other book when each gets at least this share of
     #: its aligned words (below it, a stray word at a page edge).
     straddle_share: float = 0.15
@@ -268,8 +272,9 @@ class RelationSignals:
     #: Share of x's (y's) unique words at its longer end beyond the shared runs (frames
     #: aside), and that end in mean steps between the runs' aligned words in x (y): an
     #: anthology holding 86 % of a volume leaves a tenth of it at one end, 10-55 steps long;
-    #: a true part leaves its title page, a few steps. None: not known (page matches; no
-    #: collection to tell an end from boilerplate, ``end_test``; signals stored before).
+    #: a true part leaves its title page, a few steps. None: not read (a book covered under
+    #: ``SignalParams.end_min_coverage``, page matches, no collection to tell an end from
+    #: boilerplate, ``end_test``) or signals stored before.
     open_end_x: float | None = None
     open_end_y: float | None = None
     open_end_steps_x: float | None = None
@@ -807,11 +812,12 @@ def _coverage_fields(
     positions: np.ndarray | None,
     max_gap: int,
     bridged: frozenset[int],
-    ends: tuple[Callable[[bool, int, int], bool] | None, tuple[float, float]] = (None, (0, 0)),
+    ends: Callable[[bool, int, int], bool] | None = None,
+    params: SignalParams = SIGNAL_PARAMS,
 ) -> dict[str, Any]:
     """One book's coverage, span and contiguity (on word positions when given), its coverage
-    on whole pages (the abridgement's) and, with a collection to ask (``ends``: ``end_test``
-    and ``SignalParams.end_asked``), its open end (``_open_end``; none where boilerplate), as
+    on whole pages (the abridgement's) and, for a book nearly covered, with a collection to
+    ask (``ends``: ``end_test``), its open end (``_open_end``; none where boilerplate), as
     ``RelationSignals`` fields of ``side`` (``"x"`` or ``"y"``)."""
     word_pages, n_pages = features.unique.pages, int(features.n_pages)
     mine = [(r, sides[0] if side == "x" else sides[1]) for r, sides in frames]
@@ -820,10 +826,10 @@ def _coverage_fields(
     names = ("coverage", "span", "contiguity", "page_coverage")
     values = (cov, span, cont, on_pages)
     fields = {f"{name}_{side}": v for name, v in zip(names, values, strict=True)}
-    held_apart, asked = ends
-    if held_apart is not None and positions is not None and runs and word_pages.size > 0:
+    if ends is not None and positions is not None and runs and cov >= params.end_min_coverage:
         share, steps, (lo, hi) = _open_end(positions, runs, mine, int(word_pages.size))
-        if asked[0] <= share <= asked[1] and held_apart(side == "x", lo, hi):
+        asked = params.end_asked[0] <= share <= params.end_asked[1]
+        if asked and ends(side == "x", lo, hi):
             share, steps = 0.0, 0.0
         fields.update({f"open_end_{side}": share, f"open_end_steps_{side}": steps})
     return fields
@@ -942,7 +948,7 @@ def compute_signals(
     table = _page_table_signals(rx, ry, slope, fa, fb, params)
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
     agreeing, comparable = _neighbours_in_runs(aligned.neighbours, runs)
-    ends = (end_test(fa, fb, collection, params), params.end_asked)
+    ends = end_test(fa, fb, collection, params)
     return RelationSignals(
         same_content=bool(fa.content_hash) and fa.content_hash == fb.content_hash,
         book_similarity=float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS)),
@@ -959,8 +965,8 @@ def compute_signals(
         delta_page_count=float(last_y - (slope * last_x + offset)),
         consecutive_corr=float(min(1.0, table.straddle)),
         sequential_fraction=table.sequential,
-        **_coverage_fields("x", px, runs, frames, fa, qx, gap, bridged, ends),
-        **_coverage_fields("y", py, runs, frames, fb, qy, gap, bridged, ends),
+        **_coverage_fields("x", px, runs, frames, fa, qx, gap, bridged, ends, params),
+        **_coverage_fields("y", py, runs, frames, fb, qy, gap, bridged, ends, params),
         **_verification_fields(verification, fa, fb),
         neighbour_agreement=agreeing,
         neighbour_share=comparable,
