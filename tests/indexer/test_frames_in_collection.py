@@ -19,6 +19,8 @@ from store.schema import IndexNames, drop_indices
 from tests.bookdup.test_signals import book, gutenberg_lines
 from tests.fixtures_books import paginate, write_txt
 
+#: Longfellow's Inferno and his whole Commedia: the Inferno's licence is not the Commedia's.
+INFERNO = ("commedia-en-longfellow-inferno-pg1001", "commedia-en-longfellow-pg1004")
 #: Project Gutenberg books whose licences are the same text (and nothing else is shared).
 LICENSED = (
     "alice-en-pg11",
@@ -37,10 +39,16 @@ def _anthology() -> list[str]:
     return gutenberg_lines("sketchbook-en-pg2048")[300:2300] + work[int(len(work) * 0.8) :]
 
 
+def _part() -> list[str]:
+    """The work's first 60 %, closed by 40 lines of a story no other book holds."""
+    return _work()[:1200] + gutenberg_lines("sketchbook-en-pg2048")[2400:2440]
+
+
 @pytest.fixture(scope="module")
 def indexed(es_client, gutenberg, tmp_path_factory):
     folder = tmp_path_factory.mktemp("frames")
     texts = {"work": (_work(), 40), "edition": (_work(), 30), "anthology": (_anthology(), 40)}
+    texts.update({"part": (_part(), 40), **{name: (gutenberg_lines(name), 40) for name in INFERNO}})
     texts.update({name: (gutenberg_lines(name), 40) for name in LICENSED})
     paths = [
         write_txt(folder / f"{name}.txt", paginate(lines, per_page))
@@ -65,6 +73,19 @@ def test_a_works_last_pages_closing_an_anthology_are_shared_text(indexed) -> Non
     assert found.get(("anthology", "work")) == "OVERLAPPING_TEXT"
     assert found.get(("anthology", "edition")) == "OVERLAPPING_TEXT"
     assert found.get(("edition", "work")) == "DIFFERENT_PAGINATION"
+
+
+def test_a_part_ends_where_its_own_text_starts_unless_a_licence_ends_it(es_client, indexed):
+    """A part of the work closed by text of its own (11 % of its unique words, 0.89 of it
+    covered; no other book holds that end) is no part: it overlaps the work. The Inferno,
+    closed by a licence the Commedia lacks and the licensed books hold, stays its part; in
+    the job and in ``explain``."""
+    names, found = indexed
+    assert found.get(("part", "work")) == "OVERLAPPING_TEXT"
+    assert found.get(INFERNO) == "CONTIGUOUS_SUBSET"
+    rs = ReadSide(es_client, names, translations=False)
+    assert explain(rs, "part", "work")["relation"] == "OVERLAPPING_TEXT"
+    assert explain(rs, *INFERNO)["relation"] == "CONTIGUOUS_SUBSET"
 
 
 def test_a_licence_held_by_unrelated_books_relates_nothing(indexed) -> None:
