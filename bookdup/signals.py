@@ -135,6 +135,10 @@ class SignalParams:
     #: holds most of a volume 0-1 (generated seeds 61-68, 0-10 % noise; stop 57).
     end_asked: tuple[float, float] = (0.03, 0.25)
     end_holders: int = 3
+    #: ... and from this many mean steps (an end shorter is what noise leaves a true part,
+    #: 9.8 steps at the 99th percentile up to 10 % noise, never text of its own to the
+    #: classifier): each question costs the job a count on the books index.
+    end_min_steps: float = 10.0
     #: The open end is read for a book covered this much or more, one the other book may
     #: contain (``ClassifierParams.contained_coverage`` starts at 0.75): the question to the
     #: collection is asked of a few pairs, not of every overlap.
@@ -829,7 +833,7 @@ def _coverage_fields(
     if ends is not None and positions is not None and runs and cov >= params.end_min_coverage:
         share, steps, (lo, hi) = _open_end(positions, runs, mine, int(word_pages.size))
         asked = params.end_asked[0] <= share <= params.end_asked[1]
-        if asked and ends(side == "x", lo, hi):
+        if asked and steps >= params.end_min_steps and ends(side == "x", lo, hi):
             share, steps = 0.0, 0.0
         fields.update({f"open_end_{side}": share, f"open_end_steps_{side}": steps})
     return fields

@@ -13,7 +13,7 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from bookdup.classify import classify
+from bookdup.classify import CLASSIFIER_PARAMS, classify
 from bookdup.collection import BooksInMemory
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
@@ -690,3 +690,11 @@ def test_an_end_many_books_hold_apart_from_the_pair_is_boilerplate():
     family = [features(f"ed{i}", text, licence) for i in range(5)]  # they hold the text too
     assert not cast(Any, end_test(volume, whole, BooksInMemory(family), p))(True, 450, 550)
     assert end_test(volume, whole, None, p) is None
+
+
+def test_the_collection_is_asked_about_every_end_the_classifier_reads():
+    """An end is asked of the collection from ``end_min_steps``: below the classifier's ramp,
+    which reads nothing shorter, and over the shares it reads."""
+    p, c = SignalParams(), CLASSIFIER_PARAMS
+    assert p.end_min_steps <= c.open_end_steps[0]
+    assert p.end_asked[0] <= c.open_end_share[0] and p.end_min_coverage <= c.contained_coverage[0]
