@@ -106,8 +106,8 @@ class ClassifierParams:
     #: steps between the aligned words (``RelationSignals.open_end_steps_x``) and as a share
     #: of the book (``open_end_x``). True parts leave at most 12.5 steps where the end is 4 %
     #: of the book or more (2,134 generated and real-derived parts up to 10 % noise; real
-    #: parts up to 16 steps at 3-4 %: a volume's front matter); anthologies holding 86-93 %
-    #: of a volume or an edition 15-55 (issue 29, stop 57).
+    #: parts up to 16 steps at 3-4 %: a volume's front matter); the overlaps read as parts,
+    #: anthologies holding 81-94 % of a volume or an edition, 15-55 (issue 29, stop 57).
     open_end_steps: tuple[float, float] = (13.0, 17.0)
     open_end_share: tuple[float, float] = (0.03, 0.05)
     #: ... the containing one clearly not (else it is an edition) ...
