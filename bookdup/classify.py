@@ -169,15 +169,15 @@ class ClassifierParams:
     min_z: tuple[float, float] = (8.0, 10.0)
     #: ... and an alignment long in absolute terms (two 7-page volumes align 15 words by chance):
     #: the exact |LCS| or the one the order z was read on, the longer. A noisy pair re-read
-    #: with one-edit matches (``bookdup.compare._noisy_order``) is judged by the alignment its
+    #: with one-edit matches (``bookdup.compare._reread_order``) is judged by the alignment its
     #: z rests on: 10 % noise leaves 31-39 of an excerpt's words aligned exactly, 54-76 up to
     #: one edit, at z 17-19 (generated seed 62), where chance stays under z 3.5.
     min_lcs: tuple[float, float] = (20.0, 40.0)
-    #: ... or, for a noisy pair, one dense block of matches in order (``local_score``,
-    #: ``bookdup.localscan``), a gate of its own since the score already weighs the block
-    #: against what chance puts there, whatever the books' sizes: no unrelated pair of
-    #: generated books at 10 % noise holds a block (14,000 pairs, `benchmarks/dense_blocks.py`);
-    #: an excerpt of 300-1,000 words whose whole order z stays under 4 reads 6-20 (stop 55).
+    #: ... or one dense block of matches in order (``local_score``, ``bookdup.localscan``),
+    #: a gate of its own since the score already weighs the block against what chance puts
+    #: there, whatever the books' sizes or noise: no unrelated pair of generated books at 10 %
+    #: noise holds a block (14,000 pairs, `benchmarks/dense_blocks.py`); an excerpt of
+    #: 300-1,000 words whose whole order z stays under 4 reads 6-20 (stop 55).
     min_local: tuple[float, float] = (3.0, 5.0)
     #: TRANSLATION: how far the |LCS| of the shared (translated) words lies above what the
     #: same words in random order would give, in standard deviations of that null
@@ -455,7 +455,7 @@ def describe_local(
     signals: dict[str, Any] | None, params: ClassifierParams = CLASSIFIER_PARAMS
 ) -> str | None:
     """The densest ordered block's evidence in one sentence (None when it was not read: a
-    clean pair, or a noisy one whose whole order already decided)."""
+    pair whose whole order already decided, or suggests none)."""
     score = (signals or {}).get("local_score") or 0.0
     if score <= 0.0:
         return None

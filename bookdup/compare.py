@@ -88,28 +88,28 @@ def verify_features(
     if verification is None or not floors:
         return _unfloored(fa, fb, verification, dictionary)
     if any(getattr(verification, score) >= floor for floor, score in floors):
-        return verification if dictionary is not None else _noisy_order(fa, fb, verification)
-    return None if dictionary is not None else _noise_rescue(fa, fb, verification, floors)
+        return verification if dictionary is not None else _reread_order(fa, fb, verification)
+    return None if dictionary is not None else _rescue(fa, fb, verification, floors)
 
 
 def _unfloored(
     fa: BookFeatures, fb: BookFeatures, exact: Verification | None, dictionary: Dictionary | None
 ) -> Verification | None:
     """A verification asked for whatever its score (``explain``): the one the dedup job
-    classifies, so a noisy pair the job rescued (`_noise_rescue`) reads the same."""
+    classifies, so a pair the job rescued (`_rescue`) reads the same."""
     if exact is None or dictionary is not None:
         return exact
     floors = [(CLASSIFIER_PARAMS.min_its[0], "its"), (CLASSIFIER_PARAMS.min_z[0], "order_z")]
     if any(getattr(exact, score) >= floor for floor, score in floors):
-        return _noisy_order(fa, fb, exact)
-    return _noise_rescue(fa, fb, exact, floors) or exact
+        return _reread_order(fa, fb, exact)
+    return _rescue(fa, fb, exact, floors) or exact
 
 
-def _noisy_order(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> Verification:
-    """A same-language pair of noisy books over its floors whose order leaves a ramp that
-    reads it part open (the gate's, or below where an overlap's order alone starts to count):
-    its order z read again with one-edit matches, as under the
-    floors (noise garbles the shared words, not their order), the alignment kept exact —
+def _reread_order(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> Verification:
+    """A same-language pair over its floors whose order leaves a ramp that reads it part open
+    (the gate's, or below where an overlap's order alone starts to count): its order z read
+    again, with one-edit matches between noisy books, as under the floors (noise garbles the
+    shared words, not their order), and its densest ordered block; the alignment kept exact —
     one-edit matches of short noisy books spread over pages they do not share."""
     gate = CLASSIFIER_PARAMS  # re-read while the order could still open a ramp that reads it
     if exact.order_z >= max(gate.min_z[1], gate.overlap_z_alone[0]) or exact.its >= gate.min_its[1]:
@@ -123,13 +123,14 @@ def _noisy_order(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> Ver
     return replace(exact, order=order, local=rescued.local)
 
 
-def _noise_rescue(
+def _rescue(
     fa: BookFeatures, fb: BookFeatures, exact: Verification, floors: list[tuple[float, str]]
 ) -> Verification | None:
-    """A same-language pair of noisy books under its floors, its order already suggestive:
-    verified again with unique words matched up to one edit (``bookdup.noisy``), since noise
-    garbles much of the shared evidence; None unless that reaches a floor or its densest
-    ordered block the classifier's gate (``ClassifierParams.min_local``)."""
+    """A same-language pair under its floors, its order already suggestive: verified again
+    with unique words matched up to one edit between noisy books (``bookdup.noisy``), since
+    noise garbles much of the shared evidence, and read for its densest ordered block; None
+    unless that reaches a floor or the block the classifier's gate
+    (``ClassifierParams.min_local``)."""
     if not _worth_rescuing(fa, fb, exact):
         return None
     one_edit = _both_noisy(fa, fb)
@@ -152,12 +153,10 @@ def _both_noisy(fa: BookFeatures, fb: BookFeatures) -> bool:
 
 
 def _worth_rescuing(fa: BookFeatures, fb: BookFeatures, exact: Verification) -> bool:
-    """A pair with a noisy book whose exact matches already suggest order: over the whole
-    books, or in one dense block (``bookdup.localscan``: a short excerpt the whole pair's
-    order hides). One noisy book is enough: a long anthology at 5 % noise reads clean
-    (unique words 0.19-0.25 of its words), its excerpt's shorter partner noisy."""
-    if not (_noisy(fa) or _noisy(fb)):
-        return False
+    """A pair whose exact matches already suggest order: over the whole books, or in one
+    dense block (``bookdup.localscan``: a short excerpt the whole pair's order hides). Noisy
+    or clean: at 0-2 % noise an excerpt of 500 words aligns 34-39 words in one dense run at
+    whole-pair z 8-9, which the gate reads as chance (issue 29, stop 58)."""
     return exact.order_z >= RESCUE_MIN_Z or exact_local(fa, fb).score >= RESCUE_MIN_LOCAL
 
 

@@ -247,7 +247,7 @@ class RelationSignals:
     order_z: float = 0.0
     #: |LCS| of the items ``order_z`` was read on: ``lcs`` for the whole exact alignment,
     #: less for a window of the bigger book, more for a noisy pair re-read with one-edit
-    #: matches (``bookdup.compare._noisy_order``); 0 when not computed.
+    #: matches (``bookdup.compare._reread_order``); 0 when not computed.
     order_lcs: int = 0
     #: −log10 of the chance of the densest ordered block of the matches
     #: (``bookdup.localscan``): read for noisy pairs only; 0 when not read.

@@ -1,5 +1,6 @@
-"""One-edit matching of unique words (``bookdup.noisy``): what it matches, that a noisy excerpt
-under the floor is rescued, and that unrelated or clean books are not."""
+"""One-edit matching of unique words (``bookdup.noisy``): what it matches, that an excerpt under
+the floor is rescued (with one-edit matches between noisy books, on its exact matches' densest
+block otherwise), and that unrelated books are not."""
 
 from __future__ import annotations
 
@@ -111,11 +112,20 @@ def test_unrelated_noisy_books_gain_only_chance_items(books: tuple[BookFeatures,
     assert verify_features(a, c, dictionary=None, threshold=0.45, min_z=8.0) is None
 
 
-def test_clean_books_are_not_rescued(books: tuple[BookFeatures, ...]) -> None:
-    a, b, _ = books
-    clean = [dataclasses.replace(f, n_words=20 * f.n_words) for f in (a, b)]
-    assert not looks_noisy(len(clean[0].unique.hashes), clean[0].n_words)
-    assert verify_features(*clean, dictionary=None, threshold=0.45, min_z=8.0) is None
+def test_clean_books_are_rescued_on_their_exact_matches_alone(
+    books: tuple[BookFeatures, ...],
+) -> None:
+    """Books that read clean are re-read too, for their densest block of exact matches (an
+    excerpt at 0-2 % noise whose whole order reads as chance), never with one-edit matches;
+    an unrelated clean pair stays under the floors."""
+    a, b, c = (dataclasses.replace(f, n_words=20 * f.n_words) for f in books)
+    assert not looks_noisy(len(a.unique.hashes), a.n_words)
+    exact = verify_pair(a, b, threshold=None)
+    v = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
+    assert exact is not None and exact.order_z < 8.0  # under the floor
+    assert v is not None and v.shared == exact.shared  # exact matches only
+    assert v.local_score >= CLASSIFIER_PARAMS.min_local[1]
+    assert verify_features(a, c, dictionary=None, threshold=0.45, min_z=8.0) is None
 
 
 def test_books_without_words_are_not_rescued(books: tuple[BookFeatures, ...]) -> None:
@@ -197,7 +207,8 @@ def test_one_noisy_book_is_enough_for_a_dense_block_of_exact_matches() -> None:
     """A long anthology at 5 % noise reads clean (its unique words 0.19-0.25 of its words)
     while the shorter book whose excerpt of 300 words it holds reads noisy: the pair is
     re-read on its exact matches' densest block (one-edit matches need both books' words,
-    which the dedup job keeps for noisy books alone), and an unrelated pair is not."""
+    which the dedup job keeps for noisy books alone), as two clean books are, and an
+    unrelated pair is not."""
     rng = np.random.default_rng(5)
 
     def words(n: int) -> list[str]:
@@ -219,4 +230,5 @@ def test_one_noisy_book_is_enough_for_a_dense_block_of_exact_matches() -> None:
     other = _book("c", words(2800), 23, 0.05)
     assert verify_features(clean, other, dictionary=None, threshold=0.45, min_z=8.0) is None
     both_clean = dataclasses.replace(short, n_words=20 * short.n_words)
-    assert verify_features(clean, both_clean, dictionary=None, threshold=0.45, min_z=8.0) is None
+    again = verify_features(clean, both_clean, dictionary=None, threshold=0.45, min_z=8.0)
+    assert again is not None and again.local_score == v.local_score  # the same block
