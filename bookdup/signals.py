@@ -250,7 +250,8 @@ class RelationSignals:
     #: matches (``bookdup.compare._reread_order``); 0 when not computed.
     order_lcs: int = 0
     #: −log10 of the chance of the densest ordered block of the matches
-    #: (``bookdup.localscan``): read for noisy pairs only; 0 when not read.
+    #: (``bookdup.localscan``): read for a same-language pair whose order leaves the gate
+    #: shut or part open (``bookdup.compare._rescue``); 0 when not read.
     local_score: float = 0.0
     #: Share of the neighbour words of aligned unique words (inside shared runs) that are the
     #: same in both books, among neighbours both books repeat: ~1 for editions, even noisy

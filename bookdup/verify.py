@@ -114,8 +114,8 @@ class Verification:
     _positions: Callable[[], tuple[np.ndarray, np.ndarray]] | None = field(
         default=None, repr=False, compare=False
     )
-    #: The densest ordered block of the matches (``bookdup.localscan``): read for noisy
-    #: same-language pairs, whose short shared stretches the whole pair's order hides.
+    #: The densest ordered block of the matches (``bookdup.localscan``): read for same-language
+    #: pairs whose short shared stretch the whole pair's order hides (``bookdup.compare``).
     local: LocalEvidence | None = None
 
     @property

@@ -429,6 +429,29 @@ def test_an_anthology_holding_most_of_a_book_leaves_it_an_end_of_its_own():
     assert classify(unknown).relation == "CONTIGUOUS_SUBSET"  # signals stored before
 
 
+def test_a_clean_part_leaves_no_end_of_many_steps():
+    """Recorded (fresh seed 74 at 0 %, ``b000139`` / ``b000202``): an anthology holding a
+    clean volume from its 9th % on reads 0.93 of it covered on a clean alignment (202 of 203
+    shared words in order), its first 6.7 % without an aligned word over 14.3 mean steps. A
+    noisy part can leave that much (up to 16), a clean one its title page: 8-10 steps suffice
+    where the alignment is clean, and the same end on a noisy alignment is still a part."""
+    anthology = with_(
+        book_similarity=0.203, page_similarity=0.441, page_match_fraction=0.889,
+        page_agreement=0.88, n_pages_x=9, n_pages_y=26, n_page_matches=201, slope=0.619,
+        offset=8.074, fit_residual=0.333, delta_pages=-17, delta_page_count=11.972,
+        consecutive_corr=0.222, sequential_fraction=1.0, coverage_x=0.933, coverage_y=0.188,
+        span_x=0.889, span_y=0.192, contiguity_x=1.0, contiguity_y=1.0, x=390, y=1072,
+        shared=203, lcs=202, cs=0.312, its=0.744, order_z=81.1, order_lcs=202,
+        neighbour_agreement=0.997, neighbour_share=0.776, text_ratio=0.92,
+        page_coverage_x=0.992, page_coverage_y=0.205, open_end_x=0.067, open_end_steps_x=14.3,
+    )  # fmt: skip
+    assert classify(anthology).relation == "OVERLAPPING_TEXT"
+    title_page = classify(with_(**{**vars(anthology), "open_end_steps_x": 5.0}))
+    assert (title_page.relation, title_page.direction) == ("CONTIGUOUS_SUBSET", "x_in_y")
+    noisy = classify(with_(**{**vars(anthology), "lcs": 120, "order_lcs": 120}))
+    assert (noisy.relation, noisy.direction) == ("CONTIGUOUS_SUBSET", "x_in_y")
+
+
 def test_an_overwhelming_block_is_shared_text_with_few_words_in_runs():
     """Recorded (generated seed 67 at 5 %, ``b000020`` / ``b000034``): a 290-word excerpt of a
     3,700-word volume in a 10,800-word anthology, 9 % of the volume. Its densest block is a
