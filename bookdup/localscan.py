@@ -105,7 +105,11 @@ def _scan(
     px: np.ndarray, py: np.ndarray, wx: np.ndarray, wy: np.ndarray, nx: int, ny: int, min_lis: int
 ) -> tuple[float, int, int, int]:
     """Best (ln p, |LIS|, x window, y window) over the boxes holding ``min_lis`` matches in
-    order at least; ``px`` ascending."""
+    order at least; ``px`` ascending.
+
+    A box's |LIS| is at most its count of matches, and the tail falls as |LIS| grows, so a box
+    whose count could not beat the best so far is skipped before its LIS: counted on the x
+    window's matches sorted by y, it costs two binary searches, where the LIS read every match."""
     n = px.size
     best, best_lis, bi, bj = 0.0, 0, -1, -1
     buf = np.empty(n, np.int64)
@@ -115,18 +119,23 @@ def _scan(
         if hi - lo < min_lis:
             continue
         share_x = (wx[i, 1] - wx[i, 0]) / nx
+        by_y = np.sort(py[lo:hi])
         for j in range(wy.shape[0]):
+            count = np.searchsorted(by_y, wy[j, 1]) - np.searchsorted(by_y, wy[j, 0])
+            if count < min_lis:
+                continue
+            lam = n * share_x * (wy[j, 1] - wy[j, 0]) / ny
+            if _log_tail(count, lam) >= best:
+                continue
             c = 0
             for t in range(lo, hi):
                 if wy[j, 0] <= py[t] < wy[j, 1]:
                     buf[c] = py[t]
                     c += 1
-            if c < min_lis:
-                continue
             k = _lis_length(buf[:c])
             if k < min_lis:
                 continue
-            log_p = _log_tail(k, n * share_x * (wy[j, 1] - wy[j, 0]) / ny)
+            log_p = _log_tail(k, lam)
             if log_p < best:
                 best, best_lis, bi, bj = log_p, k, i, j
     return best, best_lis, bi, bj

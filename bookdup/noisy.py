@@ -17,7 +17,7 @@ from bookdup.lcs import lis_keep
 from bookdup.localscan import LocalEvidence, local_evidence
 from bookdup.orderstat import order_evidence
 from bookdup.scores import cs, its
-from bookdup.verify import HasUnique, Verification, neighbour_agreement
+from bookdup.verify import HasUnique, Verification, neighbour_agreement, shared_positions
 
 __all__ = [
     "RESCUE_MIN_LOCAL",
@@ -74,18 +74,12 @@ def one_edit_pairs(
     return np.array([p for p, _ in pairs], np.int64), np.array([q for _, q in pairs], np.int64)
 
 
-def _exact_pairs(hx: np.ndarray, hy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of the items both distinct sequences hold."""
-    _, ix, iy = np.intersect1d(hx, hy, assume_unique=True, return_indices=True)
-    return ix.astype(np.int64), iy.astype(np.int64)
-
-
 def exact_local(fa: HasUnique, fb: HasUnique) -> LocalEvidence:
     """The densest ordered block of the pair's exact matches (``bookdup.localscan``): only
     whether to re-read the pair, so the hashes are taken as distinct, as a book's unique
     words are (`noisy_verification` checks; the check cost twice the scan)."""
-    hx, hy = np.asarray(fa.unique.hashes), np.asarray(fb.unique.hashes)
-    return local_evidence(*_exact_pairs(hx, hy), hx.size, hy.size, min_lis=TRIGGER_BLOCK)
+    nx, ny = len(fa.unique.hashes), len(fb.unique.hashes)
+    return local_evidence(*shared_positions(fa, fb), nx, ny, min_lis=TRIGGER_BLOCK)
 
 
 def _lis(ix: np.ndarray, iy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,7 +117,7 @@ def noisy_verification(
     hx, hy = np.asarray(ua.hashes), np.asarray(ub.hashes)
     if np.unique(hx).size < hx.size or np.unique(hy).size < hy.size:
         return None
-    ix, iy = _exact_pairs(hx, hy)
+    ix, iy = shared_positions(fa, fb)
     if one_edit:
         if wx is None or wy is None:
             return None

@@ -56,7 +56,7 @@ from bookdup.sortkernel import bitset_rows, sorted_groups
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
-__all__ = ["Verification", "detached", "order_screen", "verify_pair"]
+__all__ = ["Verification", "detached", "order_screen", "shared_positions", "verify_pair"]
 
 _BITS = 1 << 16  # bitset size: ~3K unique words set ~5% of the bits
 
@@ -350,6 +350,15 @@ def _shared_indices(a: _Prepared, b: _Prepared) -> tuple[np.ndarray, np.ndarray]
     compiled merge (``screenkernel.shared``; a search of the smaller array in the larger
     costs more on long books, and np.intersect1d sorts the concatenation again)."""
     return shared(a.values, b.values)
+
+
+def shared_positions(fa: HasUnique, fb: HasUnique) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in each book's unique words of the words both hold (first occurrences; any
+    order), from the preparation the pair's verification cached and its compiled merge: an
+    np.intersect1d sorted both books again, 3x the time (``bookdup.noisy``, stop 59)."""
+    a, b = _prepare(fa.unique, None), _prepare(fb.unique, None)
+    ia, ib = _shared_indices(a, b)
+    return a.first[ia].astype(np.int64), b.first[ib].astype(np.int64)
 
 
 def verify_pair(

@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bookdup.localscan import NO_EVIDENCE, _lis_length, _log_tail, local_evidence, windows
+from bookdup.localscan import (
+    NO_EVIDENCE,
+    _lis_length,
+    _log_tail,
+    _scan,
+    local_evidence,
+    windows,
+)
 
 
 def _chance(rng: np.random.Generator, n: int, nx: int, ny: int) -> tuple[np.ndarray, np.ndarray]:
@@ -57,6 +64,49 @@ def test_lis_length_matches_the_quadratic_definition(values: list[int]) -> None:
             if values[j] < values[i]:
                 best[i] = max(best[i], best[j] + 1)
     assert _lis_length(np.array(values, np.int64)) == max(best, default=0)
+
+
+def _every_box(
+    px: np.ndarray, py: np.ndarray, nx: int, ny: int, min_lis: int
+) -> tuple[float, int, int, int]:
+    """``_scan`` without its pruning: every box's LIS read, the first strictly best kept."""
+    wx, wy = windows(nx), windows(ny)
+    best, best_lis, bi, bj = 0.0, 0, -1, -1
+    for i, (x0, x1) in enumerate(wx):
+        for j, (y0, y1) in enumerate(wy):
+            inside = (px >= x0) & (px < x1) & (py >= y0) & (py < y1)
+            k = _lis_length(py[inside])
+            if k < min_lis:
+                continue
+            log_p = _log_tail(k, px.size * ((x1 - x0) / nx) * (y1 - y0) / ny)
+            if log_p < best:
+                best, best_lis, bi, bj = log_p, k, i, j
+    return best, best_lis, bi, bj
+
+
+@given(
+    st.integers(8, 300),
+    st.integers(8, 300),
+    st.integers(0, 60),
+    st.integers(0, 30),
+    st.integers(1, 8),
+    st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=150, deadline=None)
+def test_the_scan_skips_only_boxes_that_cannot_win(
+    nx: int, ny: int, n_chance: int, n_block: int, min_lis: int, seed: int
+) -> None:
+    """A box is skipped when even all its matches in order could not beat the best so far:
+    the scan finds the same block, score and box as reading every box."""
+    rng = np.random.default_rng(seed)
+    n = min(n_chance + n_block, nx, ny)
+    px, py = rng.choice(nx, n, replace=False), rng.choice(ny, n, replace=False)
+    k = min(n_block, n)
+    px[:k], py[:k] = np.sort(px[:k]), np.sort(py[:k])  # a block in order among chance matches
+    order = np.argsort(px, kind="stable")
+    x, y = px[order].astype(np.int64), py[order].astype(np.int64)
+    got = _scan(x, y, windows(nx), windows(ny), nx, ny, min_lis)
+    assert got == _every_box(x, y, nx, ny, min_lis)
 
 
 def test_chance_matches_stay_low() -> None:

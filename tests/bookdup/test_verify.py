@@ -14,7 +14,7 @@ from bookdup.dictionary import Dictionary
 from bookdup.scores import cs, its
 from bookdup.text import normalise_pages
 from bookdup.uniquewords import UniqueWords, hash_words, unique_words
-from bookdup.verify import verify_pair
+from bookdup.verify import shared_positions, verify_pair
 from readers.dictionaries import DICTD_DIR, load_dictionary
 from tests.bookdup.lcs_reference import lcs_distinct
 
@@ -41,6 +41,18 @@ def test_identical_and_disjoint() -> None:
     assert verify_pair(book_of(words), other, threshold=0.72) is None
     v = verify_pair(book_of(words), other, threshold=0.0)
     assert (v.shared, v.lcs, v.its, v.cs) == (0, 0, 0.0, 0.0)
+
+
+@given(st.lists(st.integers(0, 400), max_size=150), st.lists(st.integers(0, 400), max_size=150))
+@settings(max_examples=100, deadline=None)
+def test_shared_positions_are_where_each_book_holds_each_shared_word(
+    a: list[int], b: list[int]
+) -> None:
+    x, y = list(dict.fromkeys(f"w{i}" for i in a)), list(dict.fromkeys(f"w{i}" for i in b))
+    px, py = shared_positions(book_of(x), book_of(y))
+    got = {(x[i], y[j]) for i, j in zip(px.tolist(), py.tolist(), strict=True)}
+    assert all(u == v for u, v in got) and {u for u, _ in got} == set(x) & set(y)
+    assert px.size == len(got)
 
 
 def test_partial_duplicate_alignment_maps_pages() -> None:
