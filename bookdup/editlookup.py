@@ -121,6 +121,12 @@ def _find(
     return out
 
 
+def deletion_neighbourhoods(words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct deletion keys (``deletion_keys``, hashed) of every word, and the index in
+    ``words`` of the word holding each: one compiled pass, where Python's sets took ~20x."""
+    return _neighbourhoods(*_codepoints(words))
+
+
 @dataclass(frozen=True)
 class OneEditLookup:
     """The deletion keys of a lexicon's headwords: ``keys`` sorted distinct uint64 hashes,
@@ -133,7 +139,7 @@ class OneEditLookup:
     def build(cls, headwords: Iterable[str]) -> OneEditLookup:
         """The lookup of the distinct headwords of at least ``MIN_HEAD_LENGTH`` letters."""
         words = sorted({w for w in headwords if len(w) >= MIN_HEAD_LENGTH})
-        keys, owner = _neighbourhoods(*_codepoints(words))
+        keys, owner = deletion_neighbourhoods(words)
         heads = hash_words(words)[owner]
         del owner
         order = np.argsort(keys)

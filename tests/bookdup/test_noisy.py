@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bookdup.classify import CLASSIFIER_PARAMS
 from bookdup.compare import describe_relation, verify_features
@@ -42,6 +44,59 @@ def test_one_edit_pairs_matches_each_kind_of_edit_one_to_one() -> None:
     # replacement, insertion, deletion matched; "cat" too short; "silver" / "silvar" both
     # reach "silvor": ambiguous, dropped
     assert list(zip(px.tolist(), py.tolist(), strict=True)) == [(0, 0), (1, 1), (2, 2)]
+
+
+def _one_edit_reference(
+    wx: list[str], wy: list[str], free_x: list[int], free_y: list[int]
+) -> list[tuple[int, int]]:
+    """The definition on strings: each free word of 5 letters or more and its one-letter
+    deletions, a key two words of one side hold dropped; an x matching one y, that y no
+    other x."""
+
+    def keys(words: list[str], free: list[int]) -> dict[str, int]:
+        owner: dict[str, int] = {}
+        for p in free:
+            if len(words[p]) >= 5:
+                for k in {
+                    words[p],
+                    *(words[p][:i] + words[p][i + 1 :] for i in range(len(words[p]))),
+                }:
+                    owner[k] = -1 if owner.get(k, p) != p else p
+        return {k: p for k, p in owner.items() if p >= 0}
+
+    kx, ky = keys(wx, free_x), keys(wy, free_y)
+    reach: dict[int, set[int]] = {}
+    for k, p in kx.items():
+        if k in ky:
+            reach.setdefault(p, set()).add(ky[k])
+    by_y: dict[int, list[int]] = {}
+    for p, qs in reach.items():
+        if len(qs) == 1:
+            by_y.setdefault(next(iter(qs)), []).append(p)
+    return sorted((ps[0], q) for q, ps in by_y.items() if len(ps) == 1)
+
+
+_SHORT_WORDS = st.lists(st.text("abcé", min_size=3, max_size=7), max_size=40, unique=True)
+
+
+@given(_SHORT_WORDS, _SHORT_WORDS, st.data())
+@settings(max_examples=200, deadline=None)
+def test_one_edit_pairs_follow_the_definition_on_strings(
+    wx: list[str], wy: list[str], data: st.DataObject
+) -> None:
+    free_x = sorted(data.draw(st.sets(st.integers(0, max(len(wx) - 1, 0)))) & set(range(len(wx))))
+    free_y = sorted(data.draw(st.sets(st.integers(0, max(len(wy) - 1, 0)))) & set(range(len(wy))))
+    px, py = one_edit_pairs(wx, wy, np.array(free_x, np.int64), np.array(free_y, np.int64))
+    got = list(zip(px.tolist(), py.tolist(), strict=True))
+    assert got == _one_edit_reference(wx, wy, free_x, free_y)
+
+
+def test_a_deletion_two_words_of_one_book_share_matches_neither() -> None:
+    # "abcab" and "abcac" both become "abca", as "abcax" does: no word of x is its match
+    px, _ = one_edit_pairs(["abcab", "abcac"], ["abcax"], np.arange(2), np.arange(1))
+    assert px.size == 0
+    px, py = one_edit_pairs(["abcab"], ["abcax"], np.arange(1), np.arange(1))
+    assert (px.tolist(), py.tolist()) == ([0], [0])
 
 
 def test_one_edit_pairs_reads_only_the_free_positions() -> None:
