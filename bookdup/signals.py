@@ -26,6 +26,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
+from bookdup.endread import end_rereads
 from bookdup.features import BookFeatures
 from bookdup.minhash import jaccard, page_jaccard_matrix
 
@@ -143,6 +144,10 @@ class SignalParams:
     #: contain (``ClassifierParams.contained_coverage`` starts at 0.75): the question to the
     #: collection is asked of a few pairs, not of every overlap.
     end_min_coverage: float = 0.7
+    #: An open end this many steps long or more is read again beside the shared text
+    #: (``bookdup.endread``): from here the classifier's open-end ramp may start lower
+    #: (``ClassifierParams.own_open_end_steps``); a shorter end changes no class.
+    reread_min_steps: float = 8.0
     #: A page straddles two pages of the other book when each gets at least this share of
     #: its aligned words (below it, a stray word at a page edge).
     straddle_share: float = 0.15
@@ -284,6 +289,12 @@ class RelationSignals:
     open_end_y: float | None = None
     open_end_steps_x: float | None = None
     open_end_steps_y: float | None = None
+    #: That end's words read again beside the shared text in the other book
+    #: (``bookdup.endread``), as matches in order per step: a part's end garbled by noise
+    #: 0.9-2.4, text of the book's own about 0.1. None: not read (an end under
+    #: ``SignalParams.reread_min_steps``, or no end read).
+    open_end_reread_x: float | None = None
+    open_end_reread_y: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with rounded floats, for JSON output and the index.
@@ -819,6 +830,7 @@ def _coverage_fields(
     bridged: frozenset[int],
     ends: Callable[[bool, int, int], bool] | None = None,
     params: SignalParams = SIGNAL_PARAMS,
+    rereads: Callable[[bool, int, int], int] | None = None,
 ) -> dict[str, Any]:
     """One book's coverage, span and contiguity (on word positions when given), its coverage
     on whole pages (the abridgement's) and, for a book nearly covered, with a collection to
@@ -837,6 +849,8 @@ def _coverage_fields(
         if asked and steps >= params.end_min_steps and ends(side == "x", lo, hi):
             share, steps = 0.0, 0.0
         fields.update({f"open_end_{side}": share, f"open_end_steps_{side}": steps})
+        if rereads is not None and steps >= params.reread_min_steps:
+            fields[f"open_end_reread_{side}"] = rereads(side == "x", lo, hi) / steps
     return fields
 
 
@@ -954,6 +968,7 @@ def compute_signals(
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
     agreeing, comparable = _neighbours_in_runs(aligned.neighbours, runs)
     ends = end_test(fa, fb, collection, params)
+    rereads = None if qx is None or qy is None else end_rereads(fa, fb, (qx, qy), runs)
     return RelationSignals(
         same_content=bool(fa.content_hash) and fa.content_hash == fb.content_hash,
         book_similarity=float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS)),
@@ -970,8 +985,8 @@ def compute_signals(
         delta_page_count=float(last_y - (slope * last_x + offset)),
         consecutive_corr=float(min(1.0, table.straddle)),
         sequential_fraction=table.sequential,
-        **_coverage_fields("x", px, runs, frames, fa, qx, gap, bridged, ends, params),
-        **_coverage_fields("y", py, runs, frames, fb, qy, gap, bridged, ends, params),
+        **_coverage_fields("x", px, runs, frames, fa, qx, gap, bridged, ends, params, rereads),
+        **_coverage_fields("y", py, runs, frames, fb, qy, gap, bridged, ends, params, rereads),
         **_verification_fields(verification, fa, fb),
         neighbour_agreement=agreeing,
         neighbour_share=comparable,

@@ -106,6 +106,8 @@ SIGNAL_LABELS = {
     "open_end_y": "share of B at its end beyond the shared text",
     "open_end_steps_x": "that end of A in steps between aligned words",
     "open_end_steps_y": "that end of B in steps between aligned words",
+    "open_end_reread_x": "that end of A read again beside the shared text in B, matches a step",
+    "open_end_reread_y": "that end of B read again beside the shared text in A, matches a step",
 }
 
 

@@ -452,6 +452,32 @@ def test_a_clean_part_leaves_no_end_of_many_steps():
     assert (noisy.relation, noisy.direction) == ("CONTIGUOUS_SUBSET", "x_in_y")
 
 
+def test_an_end_that_reads_as_chance_beside_the_shared_text_is_the_book_s_own():
+    """Recorded (generated seed 61 at 5 %, ``b000268`` / ``b000270``): an anthology holds
+    86 % of a 2,000-word volume; the volume's first 14 % holds no aligned word over 10.5 mean
+    steps, which noise can leave a true part (up to 13 steps at 10 %). Read again beside the
+    shared text in the anthology, that end finds 0.1 matches in order a step, chance, where a
+    garbled part's end finds 0.9-2.4: from 8-12 steps it is the volume's own text."""
+    anthology = with_(
+        book_similarity=0.0156, page_similarity=0.125, page_match_fraction=0.8333,
+        page_agreement=0.6537, n_pages_x=6, n_pages_y=34, n_page_matches=67, slope=0.9385,
+        offset=25.6964, fit_residual=0.493, delta_pages=-28, delta_page_count=2.6109,
+        consecutive_corr=0.6667, sequential_fraction=0.5, coverage_x=0.8628,
+        coverage_y=0.1316, span_x=0.8333, span_y=0.1765, contiguity_x=1.0, contiguity_y=1.0,
+        x=532, y=2462, shared=107, lcs=71, cs=0.062, its=0.5341, order_z=27.3147,
+        order_lcs=71, neighbour_agreement=0.8514, neighbour_share=0.5522, text_ratio=0.9401,
+        page_coverage_x=0.9925, page_coverage_y=0.1702, open_end_x=0.1372,
+        open_end_steps_x=10.5197, open_end_reread_x=0.0951,
+    )  # fmt: skip
+    assert classify(anthology).relation == "OVERLAPPING_TEXT"
+    garbled = classify(dataclasses.replace(anthology, open_end_reread_x=1.2))
+    assert (garbled.relation, garbled.direction) == ("CONTIGUOUS_SUBSET", "x_in_y")
+    unread = classify(dataclasses.replace(anthology, open_end_reread_x=None))
+    assert unread.relation == "CONTIGUOUS_SUBSET"  # as before the end was read again
+    short = classify(dataclasses.replace(anthology, open_end_steps_x=7.5))
+    assert short.relation == "CONTIGUOUS_SUBSET"  # under 8 steps an end is what noise leaves
+
+
 def test_an_overwhelming_block_is_shared_text_with_few_words_in_runs():
     """Recorded (generated seed 67 at 5 %, ``b000020`` / ``b000034``): a 290-word excerpt of a
     3,700-word volume in a 10,800-word anthology, 9 % of the volume. Its densest block is a

@@ -30,8 +30,8 @@ from bookdup.noisy import (
     _through,
     exact_local,
     noisy_verification,
-    one_edit_pairs,
 )
+from bookdup.oneedit import one_edit_pairs
 from bookdup.signals import compute_signals
 from bookdup.verify import verify_pair
 from generator.noise import add_noise
