@@ -28,7 +28,13 @@ from elasticsearch import Elasticsearch
 from bookdup.arrays import distinct, isin_sorted
 from bookdup.boilerplate import common_df, frequent_df
 from bookdup.dictionary import Dictionary
-from bookdup.features import STEM_MODULUS, BookFeatures, hex_terms, terms_to_hashes
+from bookdup.features import (
+    STEM_MODULUS,
+    BookFeatures,
+    hex_terms,
+    looks_noisy,
+    terms_to_hashes,
+)
 from bookdup.pairs import pair_key
 from bookdup.pivot import (
     QUERY_GAP,
@@ -167,6 +173,11 @@ class CandidateParams:
     # a noisy excerpt's partner (ranks 10-49 of ~70); so ranked, ~10 % fewer pairs and the
     # partner kept on 4 of 6 generated sets at 10 %, lost on none (docs/EVALUATION.md).
     same_language_uniq_depth: int = 50
+    # ... and a noisy book (``bookdup.features.looks_noisy``) keeps this many of this many read:
+    # its text keys rarely survive noise in both books, and its excerpts' partners rank past
+    # the first 10 (EXPERIMENT stop 59). 0: as any book.
+    noisy_uniq_hits: int = 25
+    noisy_uniq_depth: int = 100
 
     def winnow_minimum(self, n_terms: int) -> int:
         """Sampled winnowed keys a candidate must share with a query of ``n_terms`` keys."""
@@ -675,6 +686,18 @@ class CandidateSearcher:
             f.book_id, WINNOWS_FIELD, picked, p.winnow_minimum(len(picked)), p.max_candidates
         )
 
+    def _same_uniq_body(self, f: BookFeatures) -> CandidateQuery:
+        """Books of ``f``'s language sharing its sampled unique words, as many as a book of its
+        noise asks (``CandidateParams.noisy_uniq_hits``), the best per size among those read."""
+        p = self.params
+        hits, depth = p.same_language_uniq_hits, p.same_language_uniq_depth
+        if p.noisy_uniq_hits and looks_noisy(f.unique.hashes.size, f.n_words):
+            hits, depth = p.noisy_uniq_hits, p.noisy_uniq_depth
+        query = self._uniq_body(f, f.unique.hashes, f.language)
+        if depth > hits:
+            return dataclasses.replace(query, size=depth, per_size=hits)
+        return dataclasses.replace(query, size=hits, per_size=0)
+
     def labelled_queries(
         self, f: BookFeatures, kinds: QueryKinds = "all", depth: int = 1
     ) -> list[tuple[str, CandidateQuery]]:
@@ -696,11 +719,7 @@ class CandidateSearcher:
         if same and keyed:
             out.append(("winnows", self._winnow_body(f)))
             if p.same_language_uniq_hits:
-                query = self._uniq_body(f, f.unique.hashes, f.language)
-                per_size = p.same_language_uniq_depth > p.same_language_uniq_hits
-                size = p.same_language_uniq_depth if per_size else p.same_language_uniq_hits
-                keep = p.same_language_uniq_hits if per_size else 0
-                out.append((SAME_UNIQ, dataclasses.replace(query, size=size, per_size=keep)))
+                out.append((SAME_UNIQ, self._same_uniq_body(f)))
         # Same language from the text keys; the unique-word query still serves the other
         # languages, where shared names, numerals and cognates point at translations. While
         # some books have no winnowed keys (indexed before them, e.g. a migrated v3 index) it

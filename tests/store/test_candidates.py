@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bookdup.arrays import distinct
+from bookdup.features import looks_noisy
 from store import candidates
 from store.bulk import bulk_write
 from store.candidates import SAME_UNIQ, high_df_terms, sample_terms
@@ -204,9 +205,10 @@ def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are
     ]
 
 
-def _keyed_book(seed: int) -> tuple[Any, candidates.StopLists]:
-    """An English book of 3,000 random words, and stop lists of a two-book collection where
-    another book holds each of its winnowed keys."""
+def _keyed_book(seed: int, common: int = 0) -> tuple[Any, candidates.StopLists]:
+    """An English book of 3,000 random words (``common`` of them drawn from 50 words it
+    repeats, the rest each seen once), and stop lists of a two-book collection where another
+    book holds each of its winnowed keys."""
     from bookdup.features import extract_features
     from bookdup.model import Book
     from bookdup.winnow import KeyFrequencies
@@ -214,6 +216,9 @@ def _keyed_book(seed: int) -> tuple[Any, candidates.StopLists]:
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     words = ["".join(rng.choice(letters, 7)) for _ in range(3000)]
+    repeated = words[:50]
+    words[:common] = [repeated[i] for i in rng.integers(0, 50, common)]
+    rng.shuffle(words)
     f = extract_features(Book(id="a", pages=[" ".join(words)], language="en"))
     table = KeyFrequencies(f.winnows, np.full(f.winnows.size, 2, np.uint32), n_books=2)
     empty = np.zeros(0, np.uint32)
@@ -224,7 +229,8 @@ def test_a_keyed_book_asks_its_own_language_for_its_unique_words_too() -> None:
     """Noisy overlaps lose their word 3-grams on both sides but keep a third of their unique
     words (issue 27): a keyed book asks the books of its language for them, idf-weighted,
     ``same_language_uniq_hits`` of them."""
-    f, stop = _keyed_book(5)
+    f, stop = _keyed_book(5, common=2400)
+    assert not looks_noisy(f.unique.hashes.size, f.n_words)
     body = _kinds(stop, f)[SAME_UNIQ]
     params = candidates.CandidateParams()
     assert body["size"] == params.same_language_uniq_depth == 50  # read, then 10 kept
@@ -234,6 +240,23 @@ def test_a_keyed_book_asks_its_own_language_for_its_unique_words_too() -> None:
     assert body["query"]["bool"]["filter"] == [{"term": {"language": "en"}}]
     clauses = body["query"]["bool"]["must"][0]["bool"]["should"]
     assert len(clauses) > 100 and all("term" in c for c in clauses)  # idf-scored terms
+
+
+def test_a_noisy_book_reads_its_unique_word_list_deeper() -> None:
+    """Noise breaks a book's text keys in both books and its excerpts' partners rank past the
+    first 10 of its unique-word list: a noisy book keeps ``noisy_uniq_hits`` of
+    ``noisy_uniq_depth`` read (every word of the random book is seen once, as a garbled
+    word is)."""
+    f, stop = _keyed_book(5)
+    assert looks_noisy(f.unique.hashes.size, f.n_words)
+    params = candidates.CandidateParams()
+    searcher = candidates.CandidateSearcher(None, "books", params, stop, _NoLexicons(), {"en"})  # type: ignore[arg-type]
+    query = dict(searcher.labelled_queries(f))[SAME_UNIQ]
+    assert (query.size, query.per_size) == (params.noisy_uniq_depth, params.noisy_uniq_hits)
+    assert (query.size, query.per_size) == (100, 25)
+    off = _kinds(stop, f, noisy_uniq_hits=0)[SAME_UNIQ]
+    assert off["size"] == params.same_language_uniq_depth  # as any book's
+    assert SAME_UNIQ not in _kinds(stop, f, same_language_uniq_hits=0)  # not asked at all
 
 
 def test_idf_ranked_queries_are_scored_with_the_whole_index_statistics() -> None:
