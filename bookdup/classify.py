@@ -119,9 +119,10 @@ class ClassifierParams:
     clean_end_alignment: tuple[float, float] = (0.85, 0.95)
     #: ... and from fewer steps where the end's words, read again beside the shared text in
     #: the other book (``RelationSignals.open_end_reread_x``, matches in order a step), find
-    #: only chance there: true parts' ends of 8 steps or more re-read 0.86-2.4 a step at 5-10 %
-    #: noise, the anthologies holding 88-93 % of a volume read as its part 0.10-0.15, a window
-    #: of unrelated text up to 0.45 (41 generated sets and the real derived set; stop 59).
+    #: only chance there: true parts' ends of 8 steps or more re-read 0.86 a step or more at
+    #: 5-10 % noise, the anthologies holding 86-93 % of a volume read as its part 0.10-0.15, a
+    #: window far from the shared text up to 0.64 (41 generated sets and the real derived set;
+    #: stop 59). Under 0.5 the ramp moves; a chance window over it only leaves stop 58's.
     own_open_end_steps: tuple[float, float] = (8.0, 12.0)
     own_end_reread: tuple[float, float] = (0.5, 0.25)
     #: ... the containing one clearly not (else it is an edition) ...

@@ -5,8 +5,8 @@ garbled the end of a true part, or the book has text of its own there (an anthol
 88-93 % of a volume). Counted in mean steps between aligned words the two overlap (true parts
 up to 13 steps at 10 % noise, such anthologies 7-14). What tells them apart is the end's own
 words: matched exactly or up to one edit against the other book's unique words just beside
-the shared text, a true part's end of 8 steps or more finds 0.9-2.4 matches in order a step,
-an anthology's 0.1-0.15 — chance (issue 29, stop 59; docs/EVALUATION.md).
+the shared text, a true part's end of 8 steps or more finds 0.86 matches in order a step or
+more, an anthology's 0.10-0.15 — chance (issue 29, stop 59; docs/EVALUATION.md).
 """
 
 from __future__ import annotations
@@ -74,15 +74,10 @@ def _matches_in_order(this: HasUnique, other: HasUnique, xs: np.ndarray, ys: np.
 
 
 def end_rereads(
-    fa: HasUnique, fb: HasUnique, positions: tuple[np.ndarray, np.ndarray], runs: list[slice]
+    fa: HasUnique, fb: HasUnique, items: tuple[np.ndarray, np.ndarray]
 ) -> Callable[[bool, int, int], int]:
-    """``reread_end`` for the pair: (of x?, lo, hi) -> matches in order; ``positions``: the
-    aligned items' positions in x and in y, ``runs`` the shared runs among them."""
-    qx, qy = positions
-    items = (
-        np.concatenate([qx[r] for r in runs]) if runs else np.zeros(0, np.int64),
-        np.concatenate([qy[r] for r in runs]) if runs else np.zeros(0, np.int64),
-    )
+    """``reread_end`` for the pair: (of x?, lo, hi) -> matches in order; ``items``: the
+    aligned positions in shared runs, in x and in y."""
 
     def reread(in_x: bool, lo: int, hi: int) -> int:
         if in_x:

@@ -291,7 +291,7 @@ class RelationSignals:
     open_end_steps_y: float | None = None
     #: That end's words read again beside the shared text in the other book
     #: (``bookdup.endread``), as matches in order per step: a part's end garbled by noise
-    #: 0.9-2.4, text of the book's own about 0.1. None: not read (an end under
+    #: 0.86 or more, text of the book's own about 0.1. None: not read (an end under
     #: ``SignalParams.reread_min_steps``, or no end read).
     open_end_reread_x: float | None = None
     open_end_reread_y: float | None = None
@@ -968,7 +968,9 @@ def compute_signals(
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
     agreeing, comparable = _neighbours_in_runs(aligned.neighbours, runs)
     ends = end_test(fa, fb, collection, params)
-    rereads = None if qx is None or qy is None else end_rereads(fa, fb, (qx, qy), runs)
+    rereads = None
+    if qx is not None and qy is not None:
+        rereads = end_rereads(fa, fb, (_in_runs(qx, runs), _in_runs(qy, runs)))
     return RelationSignals(
         same_content=bool(fa.content_hash) and fa.content_hash == fb.content_hash,
         book_similarity=float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS)),

@@ -54,7 +54,7 @@ def test_a_head_is_read_before_the_first_aligned_word_and_either_book_may_hold_i
     x, y = _book(volume), _book(edition)
     items = (np.arange(20, 200), np.arange(20, 200) + 50)
     assert reread_end(x, y, items, (0, 20)) == 20
-    reread = end_rereads(y, x, (items[1], items[0]), [slice(0, 180)])
+    reread = end_rereads(y, x, (items[1], items[0]))
     assert reread(False, 0, 20) == 20  # the same end, of y
     far = _WORDS[1000:1050] + _WORDS[1500:1600] + volume[20:]  # the end's text far away
     assert reread_end(x, _book(far), (items[0], items[1] + 100), (0, 20)) == 0
