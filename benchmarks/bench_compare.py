@@ -148,16 +148,16 @@ def main() -> None:
     repeats, pairs, trans, en_de = prepared_mix(default_repeats=3)
 
     def fast(a: BookFeatures, b: BookFeatures) -> dict:
-        return compare_features(a, b, threshold=SAME_THRESHOLD)
+        return compare_features(a, b, threshold=SAME_THRESHOLD).to_dict()
 
     def full(a: BookFeatures, b: BookFeatures) -> dict:
-        return compare_features(a, b)
+        return compare_features(a, b).to_dict()
 
     def fast_t(a: BookFeatures, b: BookFeatures) -> dict:
-        return compare_features(a, b, dictionary=en_de, threshold=TRANS_THRESHOLD)
+        return compare_features(a, b, dictionary=en_de, threshold=TRANS_THRESHOLD).to_dict()
 
     def full_t(a: BookFeatures, b: BookFeatures) -> dict:
-        return compare_features(a, b, dictionary=en_de)
+        return compare_features(a, b, dictionary=en_de).to_dict()
 
     rate, out = timed(fast, pairs, repeats)
     base, ref = timed(full, pairs, repeats)

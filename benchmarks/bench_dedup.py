@@ -167,7 +167,7 @@ def compared_translations(client, names: IndexNames, truth: list[dict]) -> set[t
         plan = plan_pair(feats[a], feats[b], run.lexicons)
         if plan is not None and plan.dictionary is not None:
             result = compare_features(feats[a], feats[b], dictionary=plan.dictionary)
-            if result["relation"] == "TRANSLATION":
+            if result.relation == "TRANSLATION":
                 out.add((a, b))
     return out
 

@@ -66,8 +66,8 @@ def decide(
             orders.append(None)
             continue
         result = classify_verified(verified)
-        decisions.append((result["relation"], result["direction"]))
-        orders.append(result["order"])
+        decisions.append((result.relation, result.direction))
+        orders.append(result.to_dict()["order"])
     return decisions, orders, spent
 
 

@@ -94,7 +94,7 @@ def pair_stats(
     plan = plan_pair(fa, fb, lexicons)
     if plan is None or plan.dictionary is None:
         return None
-    r = compare_features(fa, fb, dictionary=plan.dictionary, min_z=floor)
+    r = compare_features(fa, fb, dictionary=plan.dictionary, min_z=floor).to_dict()
     z = float((r["order"] or {}).get("z", 0.0))
     shared, lcs = int(r["shared"]), int(r["lcs"])
     return {

@@ -65,7 +65,7 @@ def classes(corpus: Path) -> list[dict[str, str]]:
         if language[a] != language[b]:
             continue
         result = relate(feats[a], feats[b], _NoLexicons(), collection=collection)
-        got = "UNRELATED" if result is None else str(result["relation"])
+        got = "UNRELATED" if result is None else result.relation
         rows.append({"set": corpus.name, "a": a, "b": b, "truth": t["relation"], "got": got})
     return rows
 

@@ -234,7 +234,7 @@ def explain(
         if plan is None:
             out[key] = f"candidate={is_cand}; not verifiable ({la}-{lb}: no lexicon)"
             continue
-        r = compare_features(fa, fb, dictionary=plan.dictionary)
+        r = compare_features(fa, fb, dictionary=plan.dictionary).to_dict()
         s = r.get("signals", {})
         conf = {k: v for k, v in r.get("confidences", {}).items() if v >= 0.05}
         z = (r.get("order") or {}).get("z", 0.0)

@@ -68,7 +68,7 @@ def _verdict(a: BookFeatures, b: BookFeatures) -> tuple[str, VerifiedPair | None
     verified = verify_planned(a, b, plan) if plan is not None else None
     if verified is None:
         return "below floor", None
-    return classify_verified(verified)["relation"], verified
+    return classify_verified(verified).relation, verified
 
 
 class _NoLexicons:
@@ -87,7 +87,7 @@ _NO_LEXICONS = _NoLexicons()
 def _alone(corpus: Path, book: dict[str, Any], other: dict[str, Any]) -> str:
     """`bookdup compare` of the two files (floors its 0.45 / z 8, as pair verification)."""
     fa, fb = (_read(corpus / x["file"]) for x in (book, other))
-    return str(compare_features(fa, fb, threshold=0.45, min_z=8.0)["relation"])
+    return compare_features(fa, fb, threshold=0.45, min_z=8.0).relation
 
 
 def _read(path: Path) -> BookFeatures:

@@ -69,14 +69,14 @@ def main() -> None:
             if plan is None:
                 rows.append((a, b, kind, None, None))
                 continue
-            ab = compare_features(fa, fb, dictionary=plan.dictionary)
+            ab = compare_features(fa, fb, dictionary=plan.dictionary).to_dict()
             if kind == "unrelated":
                 unrelated += 1
                 z_unrelated.append((ab["order"] or {}).get("z", 0.0))
                 if ab["relation"] == "TRANSLATION":
                     rows.append((a, b, kind, ab, None))
                 continue
-            ba = compare_features(fb, fa, dictionary=plan.dictionary)
+            ba = compare_features(fb, fa, dictionary=plan.dictionary).to_dict()
             rows.append((a, b, kind, ab, ba))
     lines = [
         "| pair | languages | type | TRANS-its | z (a,b) | z (b,a) | shared | LCS | decision |",

@@ -1,8 +1,7 @@
 """Compare two books end to end: features → verification → signals → relation.
 
 The one-pair path behind ``bookdup compare`` and the "other editions" lookup for a text that
-is not indexed. Keys follow the papers: ``x``, ``y`` (|X|, |Y| unique words), ``shared``,
-``lcs``, ``cs``, ``its`` (DUPNIQ-cs/-its, or TRANS-cs/-its when a dictionary was used).
+is not indexed; its answer is a ``bookdup.result.RelationResult``.
 
 The lexicon is the caller's choice: a ``Dictionary`` translating x into y's language, or None
 to compare the words as they are (``readers.dictionaries.resolve_dictionary`` picks one for a
@@ -20,6 +19,7 @@ from bookdup.features import BookFeatures, extract_features, looks_noisy
 from bookdup.langid import UNDETERMINED
 from bookdup.model import Book
 from bookdup.noisy import RESCUE_MIN_LOCAL, RESCUE_MIN_Z, exact_local, noisy_verification
+from bookdup.result import RelationResult
 from bookdup.signals import Collection, compute_signals, dense_page_ranges
 from bookdup.verify import Verification, order_screen, verify_pair
 
@@ -27,7 +27,6 @@ __all__ = [
     "compare_books",
     "compare_features",
     "describe_relation",
-    "flip_result",
     "screen_features",
     "shared_page_ranges",
     "translated_first",
@@ -184,7 +183,7 @@ def describe_relation(
     dictionary: Dictionary | None,
     params: ClassifierParams = CLASSIFIER_PARAMS,
     collection: Collection | None = None,
-) -> dict[str, Any]:
+) -> RelationResult:
     """The classification half of `compare_features`: page signals, the class, the evidence.
 
     ``verification`` comes from `verify_features` on the same arguments (so it may have
@@ -193,7 +192,7 @@ def describe_relation(
     (``bookdup.signals.Collection``); without it, such text always is.
     """
     if not translated_first(fa, fb, dictionary):
-        return flip_result(_describe(fb, fa, verification, dictionary, params, collection))
+        return _describe(fb, fa, verification, dictionary, params, collection).flipped()
     return _describe(fa, fb, verification, dictionary, params, collection)
 
 
@@ -204,7 +203,7 @@ def _describe(
     dictionary: Dictionary | None,
     params: ClassifierParams,
     collection: Collection | None,
-) -> dict[str, Any]:
+) -> RelationResult:
     signals = compute_signals(fa, fb, verification, collection=collection)
     known = UNDETERMINED not in (fa.language, fb.language)
     relation = classify(
@@ -213,55 +212,24 @@ def _describe(
         same_language=fa.language == fb.language or not known,
         translated=dictionary is not None,
     )
-    order = verification.order if verification is not None else None
-    return {
-        "x": signals.x,
-        "y": signals.y,
-        "shared": signals.shared,
-        "lcs": signals.lcs,
-        "cs": round(signals.cs, 4),
-        "its": round(signals.its, 4),
-        "order": order.to_dict() if order is not None else None,
-        "scores": "TRANS" if dictionary is not None else "DUPNIQ",
-        "relation": relation.relation,
-        "confidence": round(relation.confidence, 4),
-        "direction": relation.direction,
-        "confidences": {k: round(v, 4) for k, v in relation.confidences.items()},
-        "signals": signals.to_dict(),
-        "languages": [fa.language, fb.language],
-        "dictionary": f"{dictionary.source}-{dictionary.target}" if dictionary else None,
-        "translated": "x" if dictionary is not None else None,
-        "pruned": False,
-    }
-
-
-_FLIP_DIRECTION = {"x_in_y": "y_in_x", "y_in_x": "x_in_y"}
-
-
-def flip_result(result: dict[str, Any]) -> dict[str, Any]:
-    """A result for (x, y) worded for (y, x): sizes, coverages, pages and direction swapped."""
-    out = dict(result)
-    out["x"], out["y"] = result["y"], result["x"]
-    out["languages"] = list(reversed(result["languages"]))
-    out["direction"] = _FLIP_DIRECTION.get(result["direction"] or "", result["direction"])
-    if out.get("translated"):
-        out["translated"] = "y"
-    order = result.get("order")
-    if order and order.get("window_of"):
-        out["order"] = {**order, "window_of": "y" if order["window_of"] == "x" else "x"}
-    signals = dict(result.get("signals") or {})
-    for key in list(signals):
-        if key.endswith("_x") and key[:-2] + "_y" in signals:
-            signals[key], signals[key[:-2] + "_y"] = signals[key[:-2] + "_y"], signals[key]
-    if "delta_pages" in signals:
-        signals["delta_pages"] = -signals["delta_pages"]
-    if signals.get("slope"):
-        slope, offset = signals["slope"], signals.get("offset", 0.0)
-        signals["slope"], signals["offset"] = round(1 / slope, 4), round(-offset / slope, 4)
-    if signals.get("text_ratio"):
-        signals["text_ratio"] = round(1 / signals["text_ratio"], 4)
-    out["signals"] = signals
-    return out
+    return RelationResult(
+        x=signals.x,
+        y=signals.y,
+        shared=signals.shared,
+        lcs=signals.lcs,
+        cs=round(signals.cs, 4),
+        its=round(signals.its, 4),
+        order=verification.order if verification is not None else None,
+        scores="TRANS" if dictionary is not None else "DUPNIQ",
+        relation=relation.relation,
+        confidence=round(relation.confidence, 4),
+        direction=relation.direction,
+        confidences={k: round(v, 4) for k, v in relation.confidences.items()},
+        signals=signals.to_dict(),
+        languages=(fa.language, fb.language),
+        dictionary=f"{dictionary.source}-{dictionary.target}" if dictionary else None,
+        translated="x" if dictionary is not None else None,
+    )
 
 
 def compare_features(
@@ -272,8 +240,8 @@ def compare_features(
     threshold: float | None = None,
     min_z: float | None = None,
     params: ClassifierParams = CLASSIFIER_PARAMS,
-) -> dict[str, Any]:
-    """Relation of book x (``fa``) to book y (``fb``) with the evidence, JSON-able.
+) -> RelationResult:
+    """Relation of book x (``fa``) to book y (``fb``) with the evidence.
 
     With a ``dictionary``, the book in its source language is translated (TRANS scores and
     the order statistic; the same result whichever argument it is); None compares the words
@@ -290,33 +258,34 @@ def compare_features(
     return describe_relation(fa, fb, verification, dictionary, params)
 
 
-def _rejected(fa: BookFeatures, fb: BookFeatures, lexicon: Dictionary | None) -> dict[str, Any]:
+def _rejected(fa: BookFeatures, fb: BookFeatures, lexicon: Dictionary | None) -> RelationResult:
     """The result for a pair below a floor: UNRELATED, scores not reported.
 
     Reported as 0 (lcs 0: pruned on its shared-word count or below the floor; run
     `compare_features` without floors for the evidence).
     """
-    return {
-        "x": len(fa.unique.hashes),
-        "y": len(fb.unique.hashes),
-        "shared": 0,
-        "lcs": 0,
-        "cs": 0.0,
-        "its": 0.0,
-        "order": None,
-        "scores": "TRANS" if lexicon is not None else "DUPNIQ",
-        "relation": "UNRELATED",
-        "confidence": 1.0,
-        "direction": None,
-        "confidences": {r: float(r == "UNRELATED") for r in RELATIONS},
-        "signals": {},
-        "languages": [fa.language, fb.language],
-        "dictionary": f"{lexicon.source}-{lexicon.target}" if lexicon is not None else None,
-        "pruned": True,
-    }
+    return RelationResult(
+        x=len(fa.unique.hashes),
+        y=len(fb.unique.hashes),
+        shared=0,
+        lcs=0,
+        cs=0.0,
+        its=0.0,
+        order=None,
+        scores="TRANS" if lexicon is not None else "DUPNIQ",
+        relation="UNRELATED",
+        confidence=1.0,
+        direction=None,
+        confidences={r: float(r == "UNRELATED") for r in RELATIONS},
+        signals={},
+        languages=(fa.language, fb.language),
+        dictionary=f"{lexicon.source}-{lexicon.target}" if lexicon is not None else None,
+        pruned=True,
+    )
 
 
 def compare_books(a: Book, b: Book, *, dictionary: Dictionary | None = None) -> dict[str, Any]:
-    """``compare_features`` on freshly extracted features of two books (ids added)."""
+    """``compare_features`` on freshly extracted features of two books, as JSON with their ids
+    (``ids``) first: what ``bookdup compare --json`` prints."""
     result = compare_features(extract_features(a), extract_features(b), dictionary=dictionary)
-    return {"ids": [a.id, b.id], **result}
+    return {"ids": [a.id, b.id], **result.to_dict()}

@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from bookdup.classify import CLASSIFIER_PARAMS
 from bookdup.compare import describe_relation, screen_features, verify_features
 from bookdup.dictionary import Dictionary, canonical_direction
 from bookdup.features import BookFeatures, looks_noisy
 from bookdup.langid import UNDETERMINED
+from bookdup.result import RelationResult
 from bookdup.signals import Collection
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import prepare_lexicon
@@ -277,8 +278,8 @@ def verify_detached(a: BookFeatures, b: BookFeatures, plan: PairPlan) -> Verifie
     return replace(verified, verification=detached(verified.verification))
 
 
-def classify_verified(pair: VerifiedPair, collection: Collection | None = None) -> dict[str, Any]:
-    """Page signals, the relation class and the evidence of a verified pair (JSON-able);
+def classify_verified(pair: VerifiedPair, collection: Collection | None = None) -> RelationResult:
+    """Page signals, the relation class and the evidence of a verified pair;
     ``collection``: the books beside it (``bookdup.signals.Collection``)."""
     return describe_relation(
         pair.a, pair.b, pair.verification, pair.dictionary, collection=collection
@@ -292,7 +293,7 @@ def relate(
     *,
     screened: bool = False,
     collection: Collection | None = None,
-) -> dict[str, Any] | None:
+) -> RelationResult | None:
     """The relation of ``a`` to ``b`` (None when unrelated or not comparable); ``screened``:
     a screened candidate (``PairPlan.screened``); ``collection``: the books beside the pair
     (the dedup job's index), which say what shared text at the books' edges is."""
@@ -301,7 +302,7 @@ def relate(
     if verified is None:
         return None
     result = classify_verified(verified, collection)
-    return None if result["relation"] == "UNRELATED" else result
+    return None if result.relation == "UNRELATED" else result
 
 
 # A containment's direction, worded for three readers: the core compares x with y; the

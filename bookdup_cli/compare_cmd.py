@@ -109,7 +109,8 @@ def compare(a: Path, b: Path, dictionary: str | None, lines_per_page: int, as_js
     try:
         fa, fb = extract_features(book_a), extract_features(book_b)
         lexicon = resolve_dictionary(fa.language, fb.language, dictionary)
-        result = {"ids": [book_a.id, book_b.id], **compare_features(fa, fb, dictionary=lexicon)}
+        compared = compare_features(fa, fb, dictionary=lexicon)
+        result = {"ids": [book_a.id, book_b.id], **compared.to_dict()}
     except ValueError as err:  # unknown or missing dictionary
         raise click.UsageError(str(err)) from err
     click.echo(json.dumps(result, ensure_ascii=False) if as_json else _summary(result))

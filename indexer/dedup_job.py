@@ -350,7 +350,7 @@ class _RelationStream:
         summary.screened_pairs += len(verified.screened)
         summary.screened_out += len(out)
         for relation in relations:
-            name = relation.result["relation"]
+            name = relation.result.relation
             summary.relations[name] = summary.relations.get(name, 0) + 1
             self.produced.add(relation.pair_id)
             a, b = relation.a, relation.b

@@ -29,8 +29,8 @@ from bookdup.relate import (
     VerifiedPair,
     classify_verified,
     prepare_lexicons,
-    stored_direction,
 )
+from bookdup.result import RelationResult
 from bookdup.signals import Collection
 from bookdup.verify import cache_limits
 from indexer.feature_shelf import BookKey
@@ -371,7 +371,7 @@ class FoundRelation:
 
     a: BookFeatures
     b: BookFeatures
-    result: dict[str, Any]
+    result: RelationResult
 
     @property
     def pair_id(self) -> str:
@@ -386,33 +386,15 @@ def classify_pairs(
     found = []
     for pair in verified:
         result = classify_verified(pair, collection)
-        if result["relation"] != "UNRELATED":
+        if result.relation != "UNRELATED":
             found.append(FoundRelation(pair.a, pair.b, result))
     return found
 
 
 def relation_document(found: FoundRelation, run_id: str, now: str) -> dict[str, Any]:
-    """The relations-index document of a found pair (``a`` < ``b``)."""
-    a, b, result = found.a, found.b, found.result
-    return {
-        "a": a.book_id,
-        "b": b.book_id,
-        "relation": result["relation"],
-        "direction": stored_direction(result.get("direction")),
-        "confidence": round(float(result["confidence"]), 4),
-        "translated": a.language != b.language,
-        "languages": [a.language, b.language],
-        "x": int(result["x"]),
-        "y": int(result["y"]),
-        "shared": int(result["shared"]),
-        "lcs": int(result["lcs"]),
-        "cs": round(float(result["cs"]), 4),
-        "its": round(float(result["its"]), 4),
-        "signals": result.get("signals", {}),
-        "evidence": result.get("evidence", {}),
-        "run_id": run_id,
-        "created_at": now,
-    }
+    """The relations-index document of a found pair (``a`` < ``b``), stamped with its run."""
+    doc = found.result.to_doc(found.a.book_id, found.b.book_id)
+    return {**doc, "run_id": run_id, "created_at": now}
 
 
 def write_actions(run: DedupRun, found: Sequence[FoundRelation], now: str) -> Iterator[Action]:

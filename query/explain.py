@@ -219,7 +219,7 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
         verification = verify_features(fa, fb, dictionary=dictionary, threshold=None)
         assert verification is not None  # no floor: every pair is verified
         books = IndexedBooks(rs.client, rs.names.books)  # as the dedup job asks about frames
-        result = describe_relation(fa, fb, verification, dictionary, collection=books)
+        result = describe_relation(fa, fb, verification, dictionary, collection=books).to_dict()
         shared_pages = shared_page_ranges(fa, fb, verification, dictionary, books)
         al = align(fa, fb, verification, dictionary)
         data = alignment_data(fa, fb, al, books)

@@ -125,7 +125,7 @@ def _verified(
     collection = IndexedBooks(rs.client, rs.names.books)
     with rs.compute_lock:  # milliseconds a pair: the signals, and a count for a frame
         results = [(pair.b.book_id, classify_verified(pair, collection)) for pair in verified]
-    return [{"book_id": i, **r} for i, r in results if r["relation"] != "UNRELATED"]
+    return [{"book_id": i, **r.to_dict()} for i, r in results if r.relation != "UNRELATED"]
 
 
 def verified_among(

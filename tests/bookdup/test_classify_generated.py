@@ -50,13 +50,13 @@ def test_generated_abridgements_are_abridged_with_the_shorter_named(
     for t in cut:
         r = compare_features(feats[t["a"]], feats[t["b"]], dictionary=None)
         want = "x_in_y" if t["direction"] == "a_in_b" else "y_in_x"
-        found.append((r["relation"], r["direction"]) == ("ABRIDGED", want))
+        found.append((r.relation, r.direction) == ("ABRIDGED", want))
     assert sum(found) >= 0.95 * len(found), found
     # and the editions of those works stay editions
     editions = [t for t in truth if t["relation"] == "DIFFERENT_PAGINATION"]
     for t in editions:
         r = compare_features(feats[t["a"]], feats[t["b"]], dictionary=None)
-        assert r["relation"] != "ABRIDGED", t
+        assert r.relation != "ABRIDGED", t
 
 
 def test_small_noisy_volumes_and_abridgements_of_one_work_overlap(tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ def test_small_noisy_volumes_and_abridgements_of_one_work_overlap(tmp_path: Path
     right: dict[str, list[bool]] = {}
     for t in truth:
         r = compare_features(feats[t["a"]], feats[t["b"]], threshold=0.45, min_z=8.0)
-        right.setdefault(t["relation"], []).append(r["relation"] == t["relation"])
+        right.setdefault(t["relation"], []).append(r.relation == t["relation"])
     share = {relation: sum(hits) / len(hits) for relation, hits in right.items()}
     assert len(right["OVERLAPPING_TEXT"]) >= 20 and share["OVERLAPPING_TEXT"] >= 0.85, share
     assert share["CONTIGUOUS_SUBSET"] >= 0.97 and share["ABRIDGED"] >= 0.95, share

@@ -123,15 +123,15 @@ def test_no_dictionary_compares_untranslated_words(alice):
     fa = extract_features(book("en", alice))
     fb = extract_features(book("de", gutenberg_lines("alice-de-zimmermann-pg19778")))
     r = compare_features(fa, fb)
-    assert r["languages"] == ["en", "de"] and r["dictionary"] is None
-    assert r["scores"] == "DUPNIQ" and r["relation"] == "UNRELATED"
+    assert r.languages == ("en", "de") and r.dictionary is None
+    assert r.scores == "DUPNIQ" and r.relation == "UNRELATED"
 
 
 def test_pruned_pair_reports_zero_lcs(alice):
     fa = extract_features(book("alice", alice))
     fb = extract_features(book("sherlock", gutenberg_lines("sherlock-en-pg1661")))
     r = compare_features(fa, fb, threshold=0.95)
-    assert r["pruned"] and r["lcs"] == 0 and r["relation"] == "UNRELATED"
+    assert r.pruned and r.lcs == 0 and r.relation == "UNRELATED"
 
 
 #: Two English translations of one work each (the corpus README's "different-translation"
@@ -159,16 +159,16 @@ def test_real_different_translations_are_same_work(a, b):
     fa, fb = (extract_features(book(n, gutenberg_lines(n))) for n in (a, b))
     for x, y in ((fa, fb), (fb, fa)):
         r = compare_features(x, y, dictionary=None)
-        assert r["relation"] == "SAME_WORK", r["confidences"]
-        assert r["signals"]["neighbour_agreement"] < 0.72
+        assert r.relation == "SAME_WORK", r.confidences
+        assert r.signals["neighbour_agreement"] < 0.72
 
 
 @pytest.mark.parametrize(("a", "b"), SAME_TEXT)
 def test_real_same_text_is_never_same_work(a, b):
     fa, fb = (extract_features(book(n, gutenberg_lines(n))) for n in (a, b))
     r = compare_features(fa, fb, dictionary=None)
-    assert r["relation"] in ("DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET", "ABRIDGED"), r
-    assert r["signals"]["neighbour_agreement"] > 0.85
+    assert r.relation in ("DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET", "ABRIDGED"), r
+    assert r.signals["neighbour_agreement"] > 0.85
 
 
 @pytest.mark.parametrize("full", ["alice-en-pg11", "alice-en-rackham-pg28885"])
@@ -178,10 +178,10 @@ def test_real_abridgement_says_which_book_is_shorter(full):
     short = "alice-en-storyland-pg19033"
     fa, fb = (extract_features(book(n, gutenberg_lines(n))) for n in (full, short))
     r = compare_features(fa, fb, dictionary=None)
-    assert (r["relation"], r["direction"]) == ("ABRIDGED", "y_in_x"), r["confidences"]
-    assert 0.3 < r["signals"]["text_ratio"] < 0.6
+    assert (r.relation, r.direction) == ("ABRIDGED", "y_in_x"), r.confidences
+    assert 0.3 < r.signals["text_ratio"] < 0.6
     back = compare_features(fb, fa, dictionary=None)
-    assert (back["relation"], back["direction"]) == ("ABRIDGED", "x_in_y")
+    assert (back.relation, back.direction) == ("ABRIDGED", "x_in_y")
 
 
 def test_noisy_edition_keeps_its_class(alice):

@@ -42,7 +42,7 @@ def test_fast_reject_never_drops_an_accepted_pair(
     full = compare_features(fa, fb, dictionary=lex)
     fast = compare_features(fa, fb, dictionary=lex, threshold=t)
     # results carry its rounded to 4 places
-    if fast["pruned"]:
-        assert full["its"] < t + 1e-4 and fast["relation"] == "UNRELATED"
+    if fast.pruned:
+        assert full.its < t + 1e-4 and fast.relation == "UNRELATED"
     else:
-        assert full["its"] > t - 1e-4 and fast == full
+        assert full.its > t - 1e-4 and fast.to_dict() == full.to_dict()

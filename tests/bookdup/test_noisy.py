@@ -237,7 +237,7 @@ def test_a_short_noisy_excerpt_whose_whole_order_hides_it_is_found_by_its_dense_
     assert exact_local(a, b).score >= RESCUE_MIN_LOCAL
     v = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
     assert v is not None and v.local_score >= CLASSIFIER_PARAMS.min_local[1]
-    assert describe_relation(a, b, v, None)["relation"] == "OVERLAPPING_TEXT"
+    assert describe_relation(a, b, v, None).relation == "OVERLAPPING_TEXT"
     c = _book("c", words(12000), 13)  # an unrelated book of the same vocabulary
     assert exact_local(a, c).score < RESCUE_MIN_LOCAL
     assert verify_features(a, c, dictionary=None, threshold=0.45, min_z=8.0) is None

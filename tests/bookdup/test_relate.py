@@ -85,7 +85,7 @@ def test_relate_says_nothing_of_unrelated_books(lexicons) -> None:
     a = features("a", "en", words("alpha", 600))
     assert relate(a, features("b", "en", words("beta", 600)), lexicons) is None
     same = relate(a, features("c", "en", words("alpha", 600)), lexicons)
-    assert same is not None and same["relation"] in {"EXACT", "SAME_PAGINATION"}
+    assert same is not None and same.relation in {"EXACT", "SAME_PAGINATION"}
 
 
 @pytest.mark.parametrize(
@@ -214,4 +214,4 @@ def test_the_screen_passes_a_translation_and_drops_shared_words_out_of_order() -
     # a same-language plan has nothing to screen
     same = plan_pair(translation, lookalike, lexicons)
     assert same.screened() == same
-    assert relate(de, translation, lexicons, screened=True)["relation"] == "TRANSLATION"
+    assert relate(de, translation, lexicons, screened=True).relation == "TRANSLATION"

@@ -124,11 +124,11 @@ def test_classify_names_the_relation_with_its_direction(run) -> None:
     verified = submit_candidates(run, [(PRIDE, PRIDE_VOL), (ALICE_DE, ALICE_EN)]).result().pairs
     found = {f.pair_id: f for f in classify_pairs(verified)}
     volume = found[f"{PRIDE}|{PRIDE_VOL}"]
-    assert (volume.result["relation"], volume.result["direction"]) == (
+    assert (volume.result.relation, volume.result.direction) == (
         "CONTIGUOUS_SUBSET",
         "y_in_x",
     )
-    assert found[f"{ALICE_DE}|{ALICE_EN}"].result["relation"] == "TRANSLATION"
+    assert found[f"{ALICE_DE}|{ALICE_EN}"].result.relation == "TRANSLATION"
     actions = list(write_actions(run, list(found.values()), "2026-01-01T00:00:00"))
     docs = {a["_id"]: a for a in actions}
     assert set(docs) == set(found)  # relations only: book documents are left alone

@@ -69,11 +69,12 @@ def test_every_real_translation_in_both_orders(books, truth, lexicons) -> None:
         # argument order never changes the decision nor the evidence
         assert (ab is None) == (ba is None), (t.a, t.b)
         if ab is not None and ba is not None:
-            assert ab["relation"] == ba["relation"] and ab["order"]["z"] == ba["order"]["z"]
-            if "window_of" in ab["order"]:  # the same window, named from each side
-                assert {ab["order"]["window_of"], ba["order"]["window_of"]} == {"x", "y"}
-            assert ab["x"] == ba["y"] and ab["languages"] == ba["languages"][::-1]
-        ok = ab is not None and ab["relation"] == "TRANSLATION"
+            ab_doc, ba_doc = ab.to_dict(), ba.to_dict()
+            assert ab.relation == ba.relation and ab_doc["order"]["z"] == ba_doc["order"]["z"]
+            if "window_of" in ab_doc["order"]:  # the same window, named from each side
+                assert {ab_doc["order"]["window_of"], ba_doc["order"]["window_of"]} == {"x", "y"}
+            assert ab.x == ba.y and ab.languages == ba.languages[::-1]
+        ok = ab is not None and ab.relation == "TRANSLATION"
         (found if ok else missed).append((t.a, t.b))
     assert not missed  # all 53 (before candidate retrieval; 50 before stems and windows)
     assert len(found) == 53
@@ -85,8 +86,8 @@ def test_a_translated_part_says_which_part_of_the_whole(books, lexicons) -> None
     # the first part of the German book, which the evidence names
     whole, part = books["tomsawyer-de-hellwag-pg30165"], books["tomsawyer-en-part1-pg7193"]
     r = relate(whole, part, lexicons)
-    assert r is not None and r["relation"] == "TRANSLATION"
-    order = r["order"]
+    assert r is not None and r.relation == "TRANSLATION"
+    order = r.to_dict()["order"]
     assert order["z"] > 15 and order["window_of"] == "x"  # x: the German book, translated
     assert order["window_start"] == 0.0 and order["window_end"] <= 0.25
 
@@ -100,8 +101,8 @@ def test_no_translation_between_unrelated_books(books, truth, lexicons) -> None:
             if f.language == books[d].language or frozenset((d, other)) in related:
                 continue
             r = relate(books[d], f, lexicons)
-            if r is not None and r["relation"] == "TRANSLATION":
-                false.append((d, other, r["order"]))
+            if r is not None and r.relation == "TRANSLATION":
+                false.append((d, other, r.order))
     assert not false
 
 

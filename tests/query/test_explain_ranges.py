@@ -47,7 +47,7 @@ def test_werther_book1_verdict_names_the_dense_pages(gutenberg: Path, part_first
     # ... and maps to pages ~2-43 of the English, not to its second half
     assert whole_pages[0] <= 4 and 40 <= whole_pages[1] <= 45
 
-    result = describe_relation(fa, fb, verification, lexicon)
+    result = describe_relation(fa, fb, verification, lexicon).to_dict()
     direction = part_direction(result["relation"], result["direction"], result["signals"])
     e = {
         **result,
