@@ -17,6 +17,8 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bookdup.pairs import part_index
+
 #: Same-language relations that make two books editions of one another.
 EDITION_RELATIONS = frozenset(
     {"EXACT", "SAME_PAGINATION", "DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET"}
@@ -146,7 +148,6 @@ def work_edges(relations: Iterable[tuple[str, str, Any]]) -> list[tuple[str, str
 
 #: Relations in which one book holds the other's text; the stored direction names the holder.
 CONTAINMENT_RELATIONS = frozenset({"CONTIGUOUS_SUBSET", "ABRIDGED"})
-_HELD = {"a_in_b": 0, "x_in_y": 0, "b_in_a": 1, "y_in_x": 1}
 
 
 def contained_books(relations: Iterable[tuple[str, str, str, str | None]]) -> set[str]:
@@ -158,8 +159,9 @@ def contained_books(relations: Iterable[tuple[str, str, str, str | None]]) -> se
     """
     held: set[str] = set()
     for a, b, relation, direction in relations:
-        if relation in CONTAINMENT_RELATIONS and direction in _HELD:
-            held.add((a, b)[_HELD[direction]])
+        part = part_index(direction)
+        if relation in CONTAINMENT_RELATIONS and part is not None:
+            held.add((a, b)[part])
     return held
 
 

@@ -1,5 +1,4 @@
-"""The verification policy: which pairs are compared, with which lexicon, and how a found
-relation's direction is worded for each reader.
+"""The verification policy: which pairs are compared, and with which lexicon.
 
 The dedup job and the lookup of a text that is not indexed must decide alike, so the policy
 lives here, once, and both call it. Two facts shape it:
@@ -303,28 +302,3 @@ def relate(
         return None
     result = classify_verified(verified, collection)
     return None if result.relation == "UNRELATED" else result
-
-
-# A containment's direction, worded for three readers: the core compares x with y; the
-# relations index stores the pair as (a, b) with a < b; a reader asks from one book's side.
-_STORED = {"x_in_y": "a_in_b", "y_in_x": "b_in_a"}
-_FROM_SIDE = {"x_in_y": "this_in_other", "y_in_x": "other_in_this"}
-
-
-def stored_direction(direction: str | None) -> str | None:
-    """``x_in_y`` / ``y_in_x`` of a comparison of (a, b) as the relations index words it."""
-    return _STORED.get(direction or "", direction)
-
-
-def direction_from_side(direction: str | None, this_is_first: bool) -> str | None:
-    """A stored (``a_in_b``) or compared (``x_in_y``) direction seen from one of the two books.
-
-    ``this_is_first``: the book asking is ``a`` (or ``x``). Answers ``this_in_other`` or
-    ``other_in_this``; directions without containment pass through unchanged.
-    """
-    compared = {"a_in_b": "x_in_y", "b_in_a": "y_in_x"}.get(direction or "", direction)
-    if compared not in _FROM_SIDE:
-        return direction
-    if not this_is_first:
-        compared = "y_in_x" if compared == "x_in_y" else "x_in_y"
-    return _FROM_SIDE[compared]

@@ -12,17 +12,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bookdup.orderstat import OrderEvidence
+from bookdup.pairs import orient
 
-__all__ = ["RelationResult", "flip_direction"]
+__all__ = ["RelationResult"]
 
-_FLIP_DIRECTION = {"x_in_y": "y_in_x", "y_in_x": "x_in_y"}
-_STORED = {"x_in_y": "a_in_b", "y_in_x": "b_in_a"}
-
-
-def flip_direction(direction: str | None) -> str | None:
-    """A compared direction (``x_in_y`` / ``y_in_x``) worded for the pair the other way round;
-    directions without containment pass through unchanged."""
-    return _FLIP_DIRECTION.get(direction or "", direction)
+_OTHER_SIDE = {"x": "y", "y": "x"}
 
 
 @dataclass(frozen=True)
@@ -57,20 +51,21 @@ class RelationResult:
     pruned: bool = False
 
     def flipped(self) -> RelationResult:
-        """This result worded for (y, x): sizes, coverages, pages and direction swapped."""
+        """This result worded for (y, x): sizes, coverages, pages, direction and the translated
+        side swapped (flipped twice, the same result)."""
         order = self.order
         if order is not None and order.window is not None:
             side, start, end = order.window
-            order = replace(order, window=("y" if side == "x" else "x", start, end))
+            order = replace(order, window=(_OTHER_SIDE[side], start, end))
         return replace(
             self,
             x=self.y,
             y=self.x,
             order=order,
-            direction=flip_direction(self.direction),
+            direction=orient(self.direction, "compared", flip=True),
             signals=_flipped_signals(self.signals),
             languages=(self.languages[1], self.languages[0]),
-            translated="y" if self.translated else self.translated,
+            translated=_OTHER_SIDE.get(self.translated or "", self.translated),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -105,7 +100,7 @@ class RelationResult:
             "a": a,
             "b": b,
             "relation": self.relation,
-            "direction": _STORED.get(self.direction or "", self.direction),
+            "direction": orient(self.direction, "stored"),
             "confidence": round(float(self.confidence), 4),
             "translated": self.languages[0] != self.languages[1],
             "languages": list(self.languages),

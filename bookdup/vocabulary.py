@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bookdup.pairs import part_index
+
 CLASS_LABELS = {
     "EXACT": "exact duplicate",
     "SAME_PAGINATION": "same edition, same pagination",
@@ -116,9 +118,6 @@ def signal_label(key: str) -> str:
     return SIGNAL_LABELS.get(key, key.replace("_", " "))
 
 
-_FIRST_IS_PART = {"x_in_y", "a_in_b", "this_in_other"}
-_SECOND_IS_PART = {"y_in_x", "b_in_a", "other_in_this"}
-
 #: A translation is partial when the shorter book has at most this share of the longer one's
 #: pages (Werther's book 1 and book 2 against the whole: 0.50 and 0.63; complete translations
 #: of one text 0.69-1.0, a French text running longer than the English) ...
@@ -149,9 +148,10 @@ def relation_sentence(
     ``a_whole`` / ``b_whole`` give that name.
     """
     template = PART_SENTENCES.get(relation)
-    if template and direction in _FIRST_IS_PART:
+    part = part_index(direction)
+    if template and part == 0:
         return template.format(part=a, whole=b_whole or b)
-    if template and direction in _SECOND_IS_PART:
+    if template and part == 1:
         return template.format(part=b, whole=a_whole or a)
     generic = PAIR_SENTENCES.get(relation, "{a} and {b}: " + relation_label(relation))
     return generic.format(a=a, b=b)
@@ -160,7 +160,7 @@ def relation_sentence(
 def direction_words(direction: str | None, relation: str | None) -> str:
     """A direction seen from one book ("this book is an abridgement of the other"); "" when
     the relation has no part."""
-    if relation not in PART_SENTENCES or direction not in _FIRST_IS_PART | _SECOND_IS_PART:
+    if relation not in PART_SENTENCES or part_index(direction) is None:
         return ""
     return relation_sentence(
         relation, direction, "this book", "the other book", a_whole="this one", b_whole="the other"

@@ -32,8 +32,8 @@ from bookdup.compare import (
 from bookdup.dictionary import Dictionary
 from bookdup.features import BookFeatures
 from bookdup.orderstat import describe_order
-from bookdup.pairs import pair_id
-from bookdup.relate import direction_from_side, plan_pair
+from bookdup.pairs import orient, pair_id
+from bookdup.relate import plan_pair
 from bookdup.signals import Collection, frame_test, item_neighbours, shared_runs, word_offsets
 from bookdup.verify import Verification
 from bookdup.vocabulary import direction_words, part_direction, relation_sentence, signal_label
@@ -200,7 +200,7 @@ def _stored(rs: ReadSide, a: str, b: str) -> dict[str, Any] | None:
     return {
         "relation": src["relation"],
         "confidence": src["confidence"],
-        "direction": direction_from_side(src.get("direction"), src["a"] == a),
+        "direction": orient(src.get("direction"), "side", flip=src["a"] != a),
         "its": src["its"],
         "cs": src["cs"],
         "run_id": src.get("run_id"),
@@ -224,7 +224,7 @@ def explain(rs: ReadSide, a: str, b: str) -> dict[str, Any]:
         al = align(fa, fb, verification, dictionary)
         data = alignment_data(fa, fb, al, books)
     direction = part_direction(result["relation"], result.get("direction"), result["signals"])
-    result["direction"] = direction_from_side(direction, this_is_first=True)
+    result["direction"] = orient(direction, "side")
     result["direction_text"] = direction_words(result["direction"], result["relation"])
     out = {
         "a": meta_a,

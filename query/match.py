@@ -19,12 +19,12 @@ from elasticsearch import Elasticsearch
 from bookdup.cluster import EDITION_RELATIONS, WORK_RELATIONS
 from bookdup.features import BookFeatures, extract_features
 from bookdup.model import Book
+from bookdup.pairs import orient
 from bookdup.relate import (
     Lexicons,
     Link,
     VerifiedPair,
     classify_verified,
-    direction_from_side,
     pairs_through_translations,
     plan_candidate,
     verify_detached,
@@ -186,7 +186,7 @@ def book_from_text(text: str, *, book_id: str = "text", title: str | None = None
 
 def _relation_row(r: dict[str, Any]) -> dict[str, Any]:
     stored = part_direction(r["relation"], r.get("direction"), r.get("signals"))
-    direction = direction_from_side(stored, this_is_first=True)
+    direction = orient(stored, "side")
     return {
         "book_id": r["book_id"],
         "relation": r["relation"],

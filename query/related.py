@@ -7,7 +7,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bookdup.relate import direction_from_side
+from bookdup.pairs import orient
 from bookdup.vocabulary import direction_words, part_direction
 from query.context import READ_RETRY_S, NotFound
 from query.display import CLASS_ORDER, display_title, relation_label
@@ -72,7 +72,7 @@ def _oriented(relation: dict[str, Any], book_id: str) -> dict[str, Any]:
     this_is_a = relation["a"] == book_id
     signals = relation.get("signals") or {}
     stored = part_direction(relation["relation"], relation.get("direction"), signals)
-    direction = direction_from_side(stored, this_is_a)
+    direction = orient(stored, "side", flip=not this_is_a)
     return {
         "book_id": relation["b"] if this_is_a else relation["a"],
         "relation": relation["relation"],

@@ -1,4 +1,4 @@
-"""The verification policy: plans per language pair, and one wording of directions."""
+"""The verification policy: plans per language pair."""
 
 from __future__ import annotations
 
@@ -19,12 +19,10 @@ from bookdup.relate import (
     TRANSLATION_FLOOR,
     Link,
     Planner,
-    direction_from_side,
     pairs_through_translations,
     plan_candidate,
     plan_pair,
     relate,
-    stored_direction,
     translations_by_edition,
     verify_planned,
 )
@@ -86,27 +84,6 @@ def test_relate_says_nothing_of_unrelated_books(lexicons) -> None:
     assert relate(a, features("b", "en", words("beta", 600)), lexicons) is None
     same = relate(a, features("c", "en", words("alpha", 600)), lexicons)
     assert same is not None and same.relation in {"EXACT", "SAME_PAGINATION"}
-
-
-@pytest.mark.parametrize(
-    ("direction", "first", "expected"),
-    [
-        ("x_in_y", True, "this_in_other"),
-        ("x_in_y", False, "other_in_this"),
-        ("a_in_b", True, "this_in_other"),
-        ("b_in_a", True, "other_in_this"),
-        ("b_in_a", False, "this_in_other"),
-        (None, True, None),
-    ],
-)
-def test_direction_is_worded_from_either_side(direction, first, expected) -> None:
-    assert direction_from_side(direction, first) == expected
-
-
-def test_stored_direction_names_the_pair_as_the_index_does() -> None:
-    assert stored_direction("x_in_y") == "a_in_b"
-    assert stored_direction("y_in_x") == "b_in_a"
-    assert stored_direction(None) is None
 
 
 def test_order_alone_lets_a_same_language_pair_through(lexicons) -> None:
