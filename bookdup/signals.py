@@ -295,6 +295,13 @@ class RelationSignals:
     #: ``SignalParams.reread_min_steps``, or no end read).
     open_end_reread_x: float | None = None
     open_end_reread_y: float | None = None
+    #: Page breaks of either book along the shared runs' aligned words, and those with no
+    #: break of the other book within one aligned word: a rescan of the same pages breaks
+    #: where its original does (``page_breaks_apart`` 0, or 1-2 on a long noisy pair), a
+    #: re-set edition drifting by a line here and there does not (``_page_breaks``). 0:
+    #: page matches without an alignment, or signals stored before.
+    page_breaks: int = 0
+    page_breaks_apart: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with rounded floats, for JSON output and the index.
@@ -968,9 +975,7 @@ def compute_signals(
     last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
     agreeing, comparable = _neighbours_in_runs(aligned.neighbours, runs)
     ends = end_test(fa, fb, collection, params)
-    rereads = None
-    if qx is not None and qy is not None:
-        rereads = end_rereads(fa, fb, (_in_runs(qx, runs), _in_runs(qy, runs)))
+    rereads = _end_rereads(fa, fb, aligned.positions, runs)
     return RelationSignals(
         same_content=bool(fa.content_hash) and fa.content_hash == fb.content_hash,
         book_similarity=float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS)),
@@ -993,7 +998,42 @@ def compute_signals(
         neighbour_agreement=agreeing,
         neighbour_share=comparable,
         text_ratio=_text_ratio(slope, fa, fb, _run_offsets(offsets, runs)) if rx.size else 1.0,
+        **(_page_breaks(rx, ry) if on_alignment else {}),
     )
+
+
+def _end_rereads(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    positions: tuple[np.ndarray | None, np.ndarray | None],
+    runs: list[slice],
+) -> Callable[[bool, int, int], int] | None:
+    """``end_rereads`` of the runs' aligned positions; None where positions are not known."""
+    qx, qy = positions
+    if qx is None or qy is None:
+        return None
+    return end_rereads(fa, fb, (_in_runs(qx, runs), _in_runs(qy, runs)))
+
+
+def _page_breaks(rx: np.ndarray, ry: np.ndarray) -> dict[str, int]:
+    """``page_breaks`` of both books along the aligned items (``rx``, ``ry``: their pages, in
+    order) and ``page_breaks_apart``, those with no break of the other book within one item:
+    a break is where an item's page differs from the one before."""
+    bx = np.flatnonzero(rx[1:] != rx[:-1])
+    by = np.flatnonzero(ry[1:] != ry[:-1])
+    apart = _apart(bx, by) + _apart(by, bx)
+    return {"page_breaks": int(bx.size + by.size), "page_breaks_apart": apart}
+
+
+def _apart(breaks: np.ndarray, other: np.ndarray) -> int:
+    """``breaks`` (sorted item indices) with no index of ``other`` (sorted) within one."""
+    if not other.size:
+        return int(breaks.size)
+    at = np.searchsorted(other, breaks)
+    after = other[np.minimum(at, other.size - 1)]
+    before = other[np.maximum(at - 1, 0)]
+    nearest = np.minimum(np.abs(after - breaks), np.abs(breaks - before))
+    return int(np.count_nonzero(nearest > 1))
 
 
 def _in_runs(pages: np.ndarray, runs: list[slice]) -> np.ndarray:

@@ -110,6 +110,8 @@ SIGNAL_LABELS = {
     "open_end_steps_y": "that end of B in steps between aligned words",
     "open_end_reread_x": "that end of A read again beside the shared text in B, matches a step",
     "open_end_reread_y": "that end of B read again beside the shared text in A, matches a step",
+    "page_breaks": "page breaks of A and B along the shared text",
+    "page_breaks_apart": "of them, with no break of the other book within one aligned word",
 }
 
 

@@ -130,6 +130,32 @@ def test_noisy_copy_keeps_page_identity(alice):
     assert min(s.coverage_x, s.coverage_y) > 0.95
 
 
+def reset_pages(lines: list[str], per_page: int, drift: int) -> list[str]:
+    """Pages of ``per_page`` lines whose breaks move ``drift`` lines later on every other page
+    and back on the next: a re-set edition on as many pages as the original."""
+    pages, at, n = [], 0, 0
+    while at < len(lines):
+        size = per_page + (drift if n % 2 == 0 else -drift)
+        pages.append("\n".join(lines[at : at + size]))
+        at, n = at + size, n + 1
+    return pages
+
+
+@needs_data
+def test_a_rescan_breaks_its_pages_where_the_original_does(alice):
+    """The same pages under 10 % noise: every page break of one book falls at the same
+    aligned word as the other's. A re-set edition drifting by two lines keeps 0.98 of each
+    page's words on its page, as a rescan would, but some of its breaks fall apart."""
+    clean = book("clean", alice)
+    rescan = signals_of(book("noisy", ocr_noise(alice, 0.1)), clean)
+    assert rescan.page_breaks > 100 and rescan.page_breaks_apart == 0
+    assert classify(rescan).relation == "SAME_PAGINATION"
+    reset = signals_of(Book("reset", reset_pages(alice, 40, 2)), clean)
+    assert reset.n_pages_x == rescan.n_pages_x and reset.page_agreement > 0.975
+    assert reset.page_breaks_apart >= 3
+    assert classify(reset).relation == "DIFFERENT_PAGINATION"
+
+
 @needs_data
 def test_volume_coverage_tells_direction(alice):
     volume = alice[: int(len(alice) * 0.4)]
