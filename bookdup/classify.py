@@ -176,6 +176,13 @@ class ClassifierParams:
     #: unrelated pair anywhere (real, `alice-en-storyland` / `hamlet-en-folio`, 0.074) stays
     #: behind the gate at z 8.3 (issue 29, stop 54).
     overlap_one_side: tuple[float, float] = (0.05, 0.10)
+    #: ... or, whatever its size, a densest block this decisive (``local_score``) that no
+    #: other books hold apart from the pair (``RelationSignals.shared_held_apart`` False: the
+    #: collection was asked): 0-5 % noise excerpts of 150-300 words, 1-8 % of either book,
+    #: 11-39 aligned words in runs, blocks at 13-25, were lost under the size ramps (seeds
+    #: 63-75); unrelated generated pairs hold no block over 1.5, and the real ones sharing
+    #: the Project Gutenberg disclaimer (16-33) have its many holders (stop 60).
+    overlap_own_block: tuple[float, float] = (10.0, 14.0)
     #: Same-language evidence gate (DUPNIQ): every edition/overlap class needs a DUPNIQ-its
     #: well above chance. Unrelated books share a few dozen unique words whose LCS stays
     #: near 2*sqrt(shared), giving its 0.3–0.45; a 5% overlap of two 5K-word sequences
@@ -407,6 +414,14 @@ def _long_enough(s: RelationSignals, p: ClassifierParams) -> float:
     )
 
 
+def _own_block(s: RelationSignals, p: ClassifierParams) -> float:
+    """How surely a small shared text is the pair's own: its densest block, once the
+    collection holds it apart from no one (``overlap_own_block``); 0 when not asked."""
+    if s.shared_held_apart is not False:
+        return 0.0
+    return ramp(s.local_score, p.overlap_own_block)
+
+
 def _related(conf: dict[str, float]) -> float:
     """How surely the pair is related at all: the strongest class, or an edition class and
     OVERLAPPING_TEXT together, since the overlap's confidence is what the edition classes
@@ -460,6 +475,7 @@ def classify(
                 ramp(lo, p.overlap_coverage),
                 ramp(float(s.n_page_matches), p.overlap_long),
                 ramp(hi, p.overlap_one_side),
+                _own_block(s, p),
             )
             * _long_enough(s, p)
             * (1.0 - max(conf[c] for c in (*EDITION_CLASSES, "ABRIDGED")))

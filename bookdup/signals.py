@@ -144,6 +144,14 @@ class SignalParams:
     #: contain (``ClassifierParams.contained_coverage`` starts at 0.75): the question to the
     #: collection is asked of a few pairs, not of every overlap.
     end_min_coverage: float = 0.7
+    #: A shared text under ``own_block_max_words`` aligned words in runs whose densest block
+    #: scores ``own_block_asked`` or more (``RelationSignals.local_score``) is asked of the
+    #: collection as an end is (``shared_held_apart``): a 200-word excerpt shared by two books
+    #: alone is text however small a share of them it is; the 1997 Project Gutenberg
+    #: "Small Print!" that real unrelated books share in one block (scores 16-33) is held by
+    #: many more (stop 60). Each question costs the job a count on the books index.
+    own_block_asked: float = 10.0
+    own_block_max_words: int = 100
     #: An open end this many steps long or more is read again beside the shared text
     #: (``bookdup.endread``): from here the classifier's open-end ramp may start lower
     #: (``ClassifierParams.own_open_end_steps``); a shorter end changes no class.
@@ -302,6 +310,10 @@ class RelationSignals:
     #: page matches without an alignment, or signals stored before.
     page_breaks: int = 0
     page_breaks_apart: int = 0
+    #: Whether ``SignalParams.end_holders`` books hold the shared runs' words apart from the
+    #: pair, as boilerplate: asked of a small shared text with a decisive densest block
+    #: (``SignalParams.own_block_asked``). None: not asked (no collection, a larger text).
+    shared_held_apart: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with rounded floats, for JSON output and the index.
@@ -493,13 +505,48 @@ def frame_test(
         return None
 
     def held_apart(r: slice) -> bool:
-        stretch = np.unique(fa.unique.hashes[qx[r]])
-        rests = [_rest_sample(f.unique.hashes, q[r], params) for f, q in ((fa, qx), (fb, qy))]
-        at_least = math.ceil(params.frame_holder_share * stretch.size)
-        counted = [(h, math.ceil(params.frame_family_share * h.size)) for h in rests if h.size]
-        return collection.holds_apart(stretch, at_least, counted, (fa.book_id, fb.book_id))
+        return _held_apart(fa, fb, (qx[r], qy[r]), collection, params)
 
     return held_apart
+
+
+def _held_apart(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    items: tuple[np.ndarray, np.ndarray],
+    collection: Collection,
+    params: SignalParams,
+    min_books: int = 1,
+) -> bool:
+    """Whether ``min_books`` books hold the text of the aligned ``items`` (positions in x, in
+    y) apart from both books' own, as a licence's holders do (``frame_holder_share``,
+    ``frame_family_share``)."""
+    stretch = np.unique(fa.unique.hashes[items[0]])
+    rests = [_rest_sample(f.unique.hashes, q, params) for f, q in zip((fa, fb), items, strict=True)]
+    at_least = math.ceil(params.frame_holder_share * stretch.size)
+    counted = [(h, math.ceil(params.frame_family_share * h.size)) for h in rests if h.size]
+    exclude = (fa.book_id, fb.book_id)
+    return collection.holds_apart(stretch, at_least, counted, exclude, min_books)
+
+
+def block_test(
+    fa: BookFeatures,
+    fb: BookFeatures,
+    verification: Any,
+    items: tuple[np.ndarray | None, np.ndarray | None],
+    collection: Collection | None,
+    params: SignalParams = SIGNAL_PARAMS,
+) -> dict[str, Any]:
+    """``shared_held_apart`` of a small shared text (aligned ``items`` in runs, in x and y)
+    whose densest block is decisive; nothing where not asked (``SignalParams.own_block_asked``)."""
+    ix, iy = items
+    score = float(getattr(verification, "local_score", 0.0))
+    if collection is None or ix is None or iy is None or score < params.own_block_asked:
+        return {}
+    if not 0 < ix.size < params.own_block_max_words:
+        return {}
+    apart = _held_apart(fa, fb, (ix, iy), collection, params, params.end_holders)
+    return {"shared_held_apart": apart}
 
 
 def end_test(
@@ -833,7 +880,6 @@ def _coverage_fields(
     frames: list[tuple[slice, Sides]],
     features: BookFeatures,
     positions: np.ndarray | None,
-    max_gap: int,
     bridged: frozenset[int],
     ends: Callable[[bool, int, int], bool] | None = None,
     params: SignalParams = SIGNAL_PARAMS,
@@ -845,7 +891,8 @@ def _coverage_fields(
     ``RelationSignals`` fields of ``side`` (``"x"`` or ``"y"``)."""
     word_pages, n_pages = features.unique.pages, int(features.n_pages)
     mine = [(r, sides[0] if side == "x" else sides[1]) for r, sides in frames]
-    cov, span, cont = _coverage(pages, runs, mine, word_pages, n_pages, positions, max_gap, bridged)
+    gap = params.max_gap_words
+    cov, span, cont = _coverage(pages, runs, mine, word_pages, n_pages, positions, gap, bridged)
     on_pages = cov if positions is None else _coverage(pages, runs, mine, word_pages, n_pages)[0]
     names = ("coverage", "span", "contiguity", "page_coverage")
     values = (cov, span, cont, on_pages)
@@ -968,14 +1015,13 @@ def compute_signals(
     runs, frames, offsets = aligned.runs, aligned.frames, aligned.offsets
     qx, qy = aligned.positions
     rx, ry = _in_runs(px, runs), _in_runs(py, runs)
-    gap = params.max_gap_words
     bridged = _bridged(runs, offsets, params)
     slope, offset, residual = _fit(rx, ry)
     table = _page_table_signals(rx, ry, slope, fa, fb, params)
-    last_x, last_y = max(nx_pages - 1, 0), max(ny_pages - 1, 0)
     agreeing, comparable = _neighbours_in_runs(aligned.neighbours, runs)
     ends = end_test(fa, fb, collection, params)
-    rereads = _end_rereads(fa, fb, aligned.positions, runs)
+    inside = _positions_in_runs(aligned.positions, runs)
+    rereads = _end_rereads(fa, fb, inside)
     return RelationSignals(
         same_content=bool(fa.content_hash) and fa.content_hash == fb.content_hash,
         book_similarity=float(jaccard(fa.minhash, fb.minhash, _BOOK_BITS)),
@@ -989,33 +1035,44 @@ def compute_signals(
         offset=offset,
         fit_residual=residual,
         delta_pages=nx_pages - ny_pages,
-        delta_page_count=float(last_y - (slope * last_x + offset)),
+        delta_page_count=_delta_page_count(slope, offset, nx_pages, ny_pages),
         consecutive_corr=float(min(1.0, table.straddle)),
         sequential_fraction=table.sequential,
-        **_coverage_fields("x", px, runs, frames, fa, qx, gap, bridged, ends, params, rereads),
-        **_coverage_fields("y", py, runs, frames, fb, qy, gap, bridged, ends, params, rereads),
+        **_coverage_fields("x", px, runs, frames, fa, qx, bridged, ends, params, rereads),
+        **_coverage_fields("y", py, runs, frames, fb, qy, bridged, ends, params, rereads),
         **_verification_fields(verification, fa, fb),
         neighbour_agreement=agreeing,
         neighbour_share=comparable,
         text_ratio=_text_ratio(slope, fa, fb, _run_offsets(offsets, runs)) if rx.size else 1.0,
         **(_page_breaks(rx, ry) if on_alignment else {}),
+        **block_test(fa, fb, verification, inside, collection, params),
     )
 
 
-def _end_rereads(
-    fa: BookFeatures,
-    fb: BookFeatures,
-    positions: tuple[np.ndarray | None, np.ndarray | None],
-    runs: list[slice],
-) -> Callable[[bool, int, int], int] | None:
-    """``end_rereads`` of the runs' aligned positions; None where positions are not known."""
+def _delta_page_count(slope: float, offset: float, nx_pages: int, ny_pages: int) -> float:
+    """Google's eq. 3: y's last page against the page fit's image of x's last page."""
+    return float(max(ny_pages - 1, 0) - (slope * max(nx_pages - 1, 0) + offset))
+
+
+def _positions_in_runs(
+    positions: tuple[np.ndarray | None, np.ndarray | None], runs: list[slice]
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The aligned items' positions inside ``runs``, in x and in y (None where unknown)."""
     qx, qy = positions
-    if qx is None or qy is None:
+    return (None if qx is None else _in_runs(qx, runs), None if qy is None else _in_runs(qy, runs))
+
+
+def _end_rereads(
+    fa: BookFeatures, fb: BookFeatures, inside: tuple[np.ndarray | None, np.ndarray | None]
+) -> Callable[[bool, int, int], int] | None:
+    """``end_rereads`` of the runs' aligned positions ``inside``; None where not known."""
+    ix, iy = inside
+    if ix is None or iy is None:
         return None
-    return end_rereads(fa, fb, (_in_runs(qx, runs), _in_runs(qy, runs)))
+    return end_rereads(fa, fb, (ix, iy))
 
 
-def _page_breaks(rx: np.ndarray, ry: np.ndarray) -> dict[str, int]:
+def _page_breaks(rx: np.ndarray, ry: np.ndarray) -> dict[str, Any]:
     """``page_breaks`` of both books along the aligned items (``rx``, ``ry``: their pages, in
     order) and ``page_breaks_apart``, those with no break of the other book within one item:
     a break is where an item's page differs from the one before."""

@@ -112,6 +112,7 @@ SIGNAL_LABELS = {
     "open_end_reread_y": "that end of B read again beside the shared text in A, matches a step",
     "page_breaks": "page breaks of A and B along the shared text",
     "page_breaks_apart": "of them, with no break of the other book within one aligned word",
+    "shared_held_apart": "the shared text held by other books apart from both, as boilerplate",
 }
 
 

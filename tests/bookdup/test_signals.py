@@ -28,6 +28,7 @@ from bookdup.signals import (
     _rest_sample,
     _skip_ends,
     _trim_edges,
+    block_test,
     compute_signals,
     end_test,
     page_signature_matches,
@@ -716,6 +717,37 @@ def test_an_end_many_books_hold_apart_from_the_pair_is_boilerplate():
     family = [features(f"ed{i}", text, licence) for i in range(5)]  # they hold the text too
     assert not cast(Any, end_test(volume, whole, BooksInMemory(family), p))(True, 450, 550)
     assert end_test(volume, whole, None, p) is None
+
+
+def test_a_small_shared_block_many_books_hold_is_boilerplate():
+    """A 40-word block two books share in a dense block (score 20): held apart by five
+    unrelated books, it is a disclaimer; held by none, or by editions of the pair's own
+    text, it is the pair's. Not asked without a collection, of a weak block or of a
+    shared text long enough for the size ramps."""
+    rng = np.random.default_rng(11)
+    text_a, text_b, block = (rng.choice(2**62, n, replace=False) for n in (800, 900, 40))
+
+    def features(book_id: str, *parts: np.ndarray) -> BookFeatures:
+        unique = SimpleNamespace(hashes=np.concatenate(parts))
+        return cast(BookFeatures, SimpleNamespace(book_id=book_id, unique=unique))
+
+    a, b = features("a", text_a[:400], block, text_a[400:]), features("b", text_b, block)
+    items = (np.arange(400, 440), np.arange(900, 940))
+    decisive = SimpleNamespace(local_score=20.0)
+    holders = [features(f"pg{i}", rng.choice(2**62, 300), block) for i in range(5)]
+    p = SignalParams()
+    assert block_test(a, b, decisive, items, BooksInMemory([a, b, *holders]), p) == {
+        "shared_held_apart": True
+    }
+    alone = block_test(a, b, decisive, items, BooksInMemory([a, b]), p)
+    assert alone == {"shared_held_apart": False}
+    family = [features(f"ed{i}", text_a, block) for i in range(5)]  # they hold a's text too
+    assert block_test(a, b, decisive, items, BooksInMemory(family), p) == alone
+    weak = SimpleNamespace(local_score=p.own_block_asked - 1)
+    assert block_test(a, b, weak, items, BooksInMemory(holders), p) == {}
+    assert block_test(a, b, decisive, items, None, p) == {}
+    long_text = (np.arange(p.own_block_max_words), np.arange(p.own_block_max_words))
+    assert block_test(a, b, decisive, long_text, BooksInMemory(holders), p) == {}
 
 
 def test_the_collection_is_asked_about_every_end_the_classifier_reads():
