@@ -80,6 +80,10 @@ class CandidateParams:
     # than a dozen editions in one language, and fewer translations into each other language.
     # These caps bound verification to about 0.5% of all pairs at 10K books.
     max_candidates: int = 30
+    # ... but the unique-word query across languages (names, numerals, cognates), whose first
+    # ``max_translation_candidates`` are verified outright and the rest screened, keeps this
+    # many: at 10K no translation was reached by its ranks 21-30 alone, 12,456 pairs (stop 60).
+    across_uniq_hits: int = 20
     # Translated hits verified outright: translated queries match many terms by chance, so
     # long books of the target language crowd the true translation down the list; the rest
     # are screened by their order (the measurements: docs/EVALUATION.md, "Candidate
@@ -166,8 +170,10 @@ class CandidateParams:
     pivot_max_df: int = 5
     # A book with winnowed keys also asks its language for its sampled unique words, this many
     # hits (0: not asked): they survive noise that breaks the text keys (docs/EVALUATION.md,
-    # "Noisy overlaps: a book asks its own language for its unique words").
-    same_language_uniq_hits: int = 10
+    # "Noisy overlaps: a book asks its own language for its unique words"). 10 until stop 60:
+    # on 50 generated sets of 300 books and at 10K, no true pair was reached by a clean book's
+    # ranks 6-10 alone, and at 10K they were 20,196 pairs (docs/EVALUATION.md, stop 60).
+    same_language_uniq_hits: int = 5
     # ... the best by their score per square root of their unique words among this many read
     # (0: by score alone): a long book shares many of any book's words by chance and outranked
     # a noisy excerpt's partner (ranks 10-49 of ~70); so ranked, ~10 % fewer pairs and the
@@ -670,12 +676,17 @@ class CandidateSearcher:
             STEMS_FIELD if stems else UNIQ_FIELD,
             picked,
             p.min_shared(len(picked)),
-            p.translation_hits if language else p.max_candidates,
+            p.translation_hits if language else self._uniq_hits(other_languages),
             language=language,
             exclude_language=f.language if other_languages else None,
             weights=picked_weights,
             idf=p.idf_translations and language is not None,
         )
+
+    def _uniq_hits(self, other_languages: bool) -> int:
+        """Hits of an untranslated unique-word query: across languages, or of a book without
+        winnowed keys (its only same-language query besides its bands)."""
+        return self.params.across_uniq_hits if other_languages else self.params.max_candidates
 
     def _winnow_body(self, f: BookFeatures) -> CandidateQuery:
         """Books sharing winnowed keys with ``f``: a sample of its keys in the df band."""

@@ -189,6 +189,10 @@ def test_same_language_queries_fall_back_to_unique_words_where_winnowed_keys_are
     assert "winnows" in keyed and excluded(keyed["uniq"]) == [{"term": {"language": "en"}}]
     some_unkeyed = _kinds(stop(3, table), f)  # a third book has no winnowed keys
     assert "winnows" in some_unkeyed and excluded(some_unkeyed["uniq"]) == []
+    # across languages it keeps fewer hits than where it stands in for the text keys
+    params = candidates.CandidateParams()
+    assert keyed["uniq"]["size"] == params.across_uniq_hits < params.max_candidates
+    assert some_unkeyed["uniq"]["size"] == params.max_candidates
     unkeyed = dataclasses.replace(f, winnows=np.zeros(0, np.uint32))
     for kinds in (_kinds(stop(2, None), f), _kinds(stop(2, table), unkeyed)):
         assert "winnows" not in kinds and excluded(kinds["uniq"]) == []
@@ -233,10 +237,10 @@ def test_a_keyed_book_asks_its_own_language_for_its_unique_words_too() -> None:
     assert not looks_noisy(f.unique.hashes.size, f.n_words)
     body = _kinds(stop, f)[SAME_UNIQ]
     params = candidates.CandidateParams()
-    assert body["size"] == params.same_language_uniq_depth == 50  # read, then 10 kept
+    assert body["size"] == params.same_language_uniq_depth == 50  # read, then 5 kept
     assert body["sort"][-1] == {"n_unique": {"order": "asc", "missing": "_last"}}
     plain = _kinds(stop, f, same_language_uniq_depth=0)[SAME_UNIQ]
-    assert plain["size"] == params.same_language_uniq_hits == 10 and len(plain["sort"]) == 2
+    assert plain["size"] == params.same_language_uniq_hits == 5 and len(plain["sort"]) == 2
     assert body["query"]["bool"]["filter"] == [{"term": {"language": "en"}}]
     clauses = body["query"]["bool"]["must"][0]["bool"]["should"]
     assert len(clauses) > 100 and all("term" in c for c in clauses)  # idf-scored terms
