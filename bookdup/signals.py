@@ -149,7 +149,11 @@ class SignalParams:
     #: collection as an end is (``shared_held_apart``): a 200-word excerpt shared by two books
     #: alone is text however small a share of them it is; the 1997 Project Gutenberg
     #: "Small Print!" that real unrelated books share in one block (scores 16-33) is held by
-    #: many more (stop 60). Each question costs the job a count on the books index.
+    #: many more (stop 60). Each question costs the job a count on the books index. Not asked
+    #: of a text at the same edge of both books (``frame_edge``, ``frame_back_edge`` of their
+    #: unique words): a producer's header two real books alone hold in a collection of 80
+    #: (French, German: blocks 14-16 in their first 1 %) is front matter, while every such
+    #: generated excerpt opens or closes one book only.
     own_block_asked: float = 10.0
     own_block_max_words: int = 100
     #: An open end this many steps long or more is read again beside the shared text
@@ -543,7 +547,7 @@ def block_test(
     score = float(getattr(verification, "local_score", 0.0))
     if collection is None or ix is None or iy is None or score < params.own_block_asked:
         return {}
-    if not 0 < ix.size < params.own_block_max_words:
+    if not 0 < ix.size < params.own_block_max_words or _same_edge(fa, fb, (ix, iy), params):
         return {}
     apart = _held_apart(fa, fb, (ix, iy), collection, params, params.end_holders)
     return {"shared_held_apart": apart}
@@ -571,6 +575,17 @@ def end_test(
         return collection.holds_apart(stretch, at_least, counted, exclude, params.end_holders)
 
     return held_apart
+
+
+def _same_edge(
+    fa: BookFeatures, fb: BookFeatures, items: tuple[np.ndarray, np.ndarray], params: SignalParams
+) -> bool:
+    """Whether the aligned ``items`` start in the front ``frame_edge`` of both books' unique
+    words, or end in the back ``frame_back_edge`` of both: where front and back matter sit."""
+    (ix, iy), nx, ny = items, fa.unique.hashes.size, fb.unique.hashes.size
+    front = ix.min() < params.frame_edge * nx and iy.min() < params.frame_edge * ny
+    edge = 1.0 - params.frame_back_edge
+    return bool(front or (ix.max() >= edge * (nx - 1) and iy.max() >= edge * (ny - 1)))
 
 
 def _rest_sample(hashes: np.ndarray, frame: np.ndarray, params: SignalParams) -> np.ndarray:

@@ -748,6 +748,11 @@ def test_a_small_shared_block_many_books_hold_is_boilerplate():
     assert block_test(a, b, decisive, items, None, p) == {}
     long_text = (np.arange(p.own_block_max_words), np.arange(p.own_block_max_words))
     assert block_test(a, b, decisive, long_text, BooksInMemory(holders), p) == {}
+    c = features("c", block, text_b)  # opens with the block a holds inside: asked
+    opening = (np.arange(400, 440), np.arange(40))
+    assert block_test(a, c, decisive, opening, BooksInMemory([a, c]), p) == alone
+    header = features("d", block, text_a)  # c and d both open with it: front matter
+    assert block_test(c, header, decisive, (np.arange(40),) * 2, BooksInMemory([c]), p) == {}
 
 
 def test_the_collection_is_asked_about_every_end_the_classifier_reads():
