@@ -13,6 +13,7 @@ from typing import Any
 
 from bookdup.orderstat import OrderEvidence
 from bookdup.pairs import orient
+from bookdup.verify import UniqueWordScores
 
 __all__ = ["RelationResult"]
 
@@ -20,7 +21,7 @@ _OTHER_SIDE = {"x": "y", "y": "x"}
 
 
 @dataclass(frozen=True)
-class RelationResult:
+class RelationResult(UniqueWordScores):
     """The relation of x to y with its evidence; floats rounded as printed and stored.
 
     ``signals`` is the page signals' JSON form (``RelationSignals.to_dict``, rounded): flipping
@@ -28,12 +29,6 @@ class RelationResult:
     a floor, scores reported as 0 and no side named as translated (``translated`` not printed).
     """
 
-    x: int
-    y: int
-    shared: int
-    lcs: int
-    cs: float
-    its: float
     order: OrderEvidence | None
     #: "TRANS" when a dictionary translated x (or y), else "DUPNIQ"
     scores: str

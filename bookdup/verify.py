@@ -56,7 +56,7 @@ from bookdup.sortkernel import bitset_rows, sorted_groups
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
-__all__ = ["Verification", "detached", "order_screen", "shared_positions", "verify_pair"]
+__all__ = ["UniqueWordScores", "Verification", "detached", "order_screen", "shared_positions", "verify_pair"]
 
 _BITS = 1 << 16  # bitset size: ~3K unique words set ~5% of the bits
 
@@ -87,14 +87,11 @@ class HasUnique(Protocol):
 
 
 @dataclass(frozen=True)
-class Verification:
-    """Evidence for one pair. x, y: |X|, |Y| (unique words of each book, before translation);
-    shared: distinct items common to both sequences (|X_T ∩ Y| when translated); alignment:
-    page of each LCS item in x and in y.
-
-    The alignment of a translated pair costs several times its |LCS| length, and most
-    candidates are rejected on their score, so it is built on first access (``_align``).
-    """
+class UniqueWordScores:
+    """The papers' scores of a pair: x, y: |X|, |Y| (unique words of each book, before
+    translation); shared: distinct items common to both sequences (|X_T ∩ Y| when
+    translated); lcs: their longest common subsequence; cs, its: DUPNIQ-cs / -its (TRANS-
+    when translated)."""
 
     x: int
     y: int
@@ -102,6 +99,17 @@ class Verification:
     lcs: int
     cs: float
     its: float
+
+
+@dataclass(frozen=True)
+class Verification(UniqueWordScores):
+    """Evidence for one pair: its scores and the alignment, the page of each LCS item in x and
+    in y.
+
+    The alignment of a translated pair costs several times its |LCS| length, and most
+    candidates are rejected on their score, so it is built on first access (``_align``).
+    """
+
     _align: Callable[[], tuple[np.ndarray, np.ndarray]] = field(repr=False, compare=False)
     #: How ordered the shared items are against chance (``bookdup.orderstat``).
     order: OrderEvidence | None = None
