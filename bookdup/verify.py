@@ -56,7 +56,14 @@ from bookdup.sortkernel import bitset_rows, sorted_groups
 from bookdup.stemming import stem_lexicon
 from bookdup.translate import translate_with_source
 
-__all__ = ["UniqueWordScores", "Verification", "detached", "order_screen", "shared_positions", "verify_pair"]
+__all__ = [
+    "UniqueWordScores",
+    "Verification",
+    "detached",
+    "order_screen",
+    "shared_positions",
+    "verify_pair",
+]
 
 _BITS = 1 << 16  # bitset size: ~3K unique words set ~5% of the bits
 
