@@ -735,7 +735,9 @@ def test_a_small_shared_block_many_books_hold_is_boilerplate():
     items = (np.arange(400, 440), np.arange(900, 940))
     decisive = SimpleNamespace(local_score=20.0)
     holders = [features(f"pg{i}", rng.choice(2**62, 300), block) for i in range(5)]
-    p = SignalParams()
+    off = block_test(a, b, decisive, items, BooksInMemory([a, b]), SignalParams())
+    assert off == {}  # not asked unless switched on (SignalParams.own_block)
+    p = SignalParams(own_block=True)
     assert block_test(a, b, decisive, items, BooksInMemory([a, b, *holders]), p) == {
         "shared_held_apart": True
     }
@@ -753,6 +755,9 @@ def test_a_small_shared_block_many_books_hold_is_boilerplate():
     assert block_test(a, c, decisive, opening, BooksInMemory([a, c]), p) == alone
     header = features("d", block, text_a)  # c and d both open with it: front matter
     assert block_test(c, header, decisive, (np.arange(40),) * 2, BooksInMemory([c]), p) == {}
+    closing = features("e", text_a, block)  # closes e, opens c: a frame's place too
+    at_edges = (np.arange(800, 840), np.arange(40))
+    assert block_test(closing, c, decisive, at_edges, BooksInMemory([c]), p) == {}
 
 
 def test_the_collection_is_asked_about_every_end_the_classifier_reads():
