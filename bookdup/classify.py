@@ -181,8 +181,8 @@ class ClassifierParams:
     #: collection was asked): 0-5 % noise excerpts of 150-300 words, 1-8 % of either book,
     #: 11-39 aligned words in runs, blocks at 13-25, were lost under the size ramps (seeds
     #: 63-75); unrelated generated pairs hold no block over 1.5, and the real ones sharing
-    #: the Project Gutenberg disclaimer (16-33) have its many holders (stop 60). Asked only
-    #: with ``SignalParams.own_block`` on (off by default: small collections lack holders).
+    #: the Project Gutenberg disclaimer (16-33) have its many holders (stop 60). Asked of a
+    #: collection of ``SignalParams.own_block_min_books`` or more: smaller ones lack holders.
     overlap_own_block: tuple[float, float] = (10.0, 14.0)
     #: Same-language evidence gate (DUPNIQ): every edition/overlap class needs a DUPNIQ-its
     #: well above chance. Unrelated books share a few dozen unique words whose LCS stays

@@ -18,6 +18,10 @@ class BooksInMemory:
     def __init__(self, books: Iterable[BookFeatures]) -> None:
         self._held = {b.book_id: np.unique(b.unique.hashes) for b in books}
 
+    def size(self) -> int:
+        """How many books the collection holds."""
+        return len(self._held)
+
     def holds_apart(
         self,
         stretch: np.ndarray,

@@ -152,16 +152,19 @@ class SignalParams:
     #: many more (stop 60). Each question costs the job a count on the books index. Not asked
     #: of a text at an edge of both books (``frame_edge``, ``frame_back_edge`` of their unique
     #: words), a frame's place, where a small collection may hold too few of its holders: a
-    #: producer's header two real books alone hold among 80 (blocks 14-16 in their first 1 %),
-    #: a licence closing one book and opening the other among 10; 8 of the 9 generated
-    #: excerpts the rule finds lie inside one book or both.
+    #: producer's header two real books alone hold among 80 (blocks 14-16 in their first 1 %);
+    #: 8 of the 9 generated excerpts the rule finds lie inside one book or both.
     own_block_asked: float = 10.0
     own_block_max_words: int = 100
-    #: ... off by default: in a collection of 10 books (``tests/indexer/test_frames_in_collection``)
-    #: no book held the Project Gutenberg licence apart from a pair that shares it, away from
-    #: one book's edges, so the licence related them; the question needs a collection large
-    #: enough to hold a licence's unrelated holders (docs/EVALUATION.md, stop 60).
-    own_block: bool = False
+    #: ... asked of a collection of ``own_block_min_books`` or more: that nobody holds a block
+    #: apart is evidence only where a licence has unrelated holders to hold it. In 10 books
+    #: (``tests/indexer/test_frames_in_collection``) the Project Gutenberg licence had none
+    #: apart from a pair sharing it (the Inferno is part of the Commedia, the Alice books share
+    #: their vocabulary) and related them; a text 1 in 20 of a library's books carry has 5
+    #: holders among 100. Among 300-3,080 books no real pair relates (docs/EVALUATION.md,
+    #: stops 60-61).
+    own_block: bool = True
+    own_block_min_books: int = 100
     #: An open end this many steps long or more is read again beside the shared text
     #: (``bookdup.endread``): from here the classifier's open-end ramp may start lower
     #: (``ClassifierParams.own_open_end_steps``); a shorter end changes no class.
@@ -231,6 +234,10 @@ class Collection(Protocol):
     ) -> bool:
         """Whether ``min_books`` books not in ``exclude`` each hold at least ``at_least`` of the
         unique-word hashes ``stretch`` and, for each (hashes, n) of ``rests``, fewer than n."""
+        ...
+
+    def size(self) -> int:
+        """How many books the collection holds."""
         ...
 
 
@@ -552,6 +559,8 @@ def block_test(
     ix, iy = items
     score = float(getattr(verification, "local_score", 0.0))
     if not params.own_block or collection is None or ix is None or iy is None:
+        return {}
+    if collection.size() < params.own_block_min_books:
         return {}
     if score < params.own_block_asked:
         return {}

@@ -23,6 +23,13 @@ class IndexedBooks:
     def __init__(self, client: Elasticsearch, index: str) -> None:
         self._count = with_retries()(client.count)
         self._index = index
+        self._size: int | None = None
+
+    def size(self) -> int:
+        """How many books the index holds, counted once: a job's collection does not change."""
+        if self._size is None:
+            self._size = int(self._count(index=self._index)["count"])
+        return self._size
 
     def holds_apart(
         self,

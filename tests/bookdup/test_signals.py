@@ -735,9 +735,10 @@ def test_a_small_shared_block_many_books_hold_is_boilerplate():
     items = (np.arange(400, 440), np.arange(900, 940))
     decisive = SimpleNamespace(local_score=20.0)
     holders = [features(f"pg{i}", rng.choice(2**62, 300), block) for i in range(5)]
-    off = block_test(a, b, decisive, items, BooksInMemory([a, b]), SignalParams())
-    assert off == {}  # not asked unless switched on (SignalParams.own_block)
-    p = SignalParams(own_block=True)
+    few = BooksInMemory([a, b, *holders[:3]])  # too few books for an absent holder to count
+    assert block_test(a, b, decisive, items, few, SignalParams()) == {}
+    assert block_test(a, b, decisive, items, few, SignalParams(own_block=False)) == {}
+    p = SignalParams(own_block_min_books=0)
     assert block_test(a, b, decisive, items, BooksInMemory([a, b, *holders]), p) == {
         "shared_held_apart": True
     }

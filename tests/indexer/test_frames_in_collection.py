@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from bookdup.features import extract_features
+from bookdup.signals import SIGNAL_PARAMS
 from indexer.dedup_job import run_dedup
 from indexer.index_job import IndexOptions, run_index
 from query.context import ReadSide
@@ -113,3 +114,5 @@ def test_the_index_answers_who_holds_a_stretch_apart(es_client, indexed) -> None
     assert not books.holds_apart(ending, half, [], ["anthology", "work", "edition"])
     # ... and the rest of the work too: not apart from the pair
     assert not books.holds_apart(ending, half, [(opening, third)], ["anthology", "work"])
+    # 10 books: too few for the small-block question (SignalParams.own_block_min_books)
+    assert books.size() == 4 + len(INFERNO) + len(LICENSED) < SIGNAL_PARAMS.own_block_min_books
