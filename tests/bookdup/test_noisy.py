@@ -32,9 +32,10 @@ from bookdup.noisy import (
     noisy_verification,
 )
 from bookdup.oneedit import one_edit_pairs
-from bookdup.signals import compute_signals
+from bookdup.signals import SIGNAL_PARAMS, compute_signals
 from bookdup.verify import verify_pair
 from generator.noise import add_noise
+from tests.bookdup.test_signals import book, gutenberg_lines, needs_data
 
 
 def test_one_edit_pairs_matches_each_kind_of_edit_one_to_one() -> None:
@@ -181,6 +182,26 @@ def test_clean_books_are_rescued_on_their_exact_matches_alone(
     assert v is not None and v.shared == exact.shared  # exact matches only
     assert v.local_score >= CLASSIFIER_PARAMS.min_local[1]
     assert verify_features(a, c, dictionary=None, threshold=0.45, min_z=8.0) is None
+
+
+@needs_data
+def test_a_small_excerpt_whose_order_is_decisive_is_read_for_its_block() -> None:
+    """A clean 60-line excerpt inside two unrelated books aligns at z 14, over the re-read's
+    reach, and covers 2-3 % of each: its densest block is read all the same (the small-block
+    question asks about it, ``SignalParams.own_block_max_words``); a pair whose alignment is
+    that long or longer is not (its size ramps decide)."""
+    sketch, walden = gutenberg_lines("sketchbook-en-pg2048"), gutenberg_lines("walden-en-pg205")
+    excerpt = gutenberg_lines("pride-en-chapman-pg42671")[1000:1060]
+    a = extract_features(book("a", sketch[300:1500] + excerpt + sketch[1500:2700]))
+    b = extract_features(book("b", walden[300:1200] + excerpt + walden[1200:2400]))
+    v = verify_features(a, b, dictionary=None, threshold=0.45, min_z=8.0)
+    assert v is not None and v.order_z >= CLASSIFIER_PARAMS.overlap_z_alone[0]
+    assert v.lcs < SIGNAL_PARAMS.own_block_max_words
+    assert v.local_score >= SIGNAL_PARAMS.own_block_asked
+    whole = extract_features(book("c", sketch[300:2700]))
+    long = verify_features(a, whole, dictionary=None, threshold=0.45, min_z=8.0)
+    assert long is not None and long.lcs >= SIGNAL_PARAMS.own_block_max_words
+    assert long.local is None
 
 
 def test_books_without_words_are_not_rescued(books: tuple[BookFeatures, ...]) -> None:
