@@ -145,10 +145,10 @@ class ClassifierParams:
     #: Shared text must also be long in absolute terms (aligned unique words in shared runs).
     #: 10 % character noise leaves 28-47 of a 1,500-2,000-word excerpt's unique words aligned
     #: in runs (generated anthologies, z 10-15); the gate below (z or its) already keeps
-    #: chance alignments out, so this only asks for more than a stray run or two. Full at 25:
-    #: a part-open gate (z 9-10) times a part-open size ramp lost excerpts aligning 25-29
-    #: words in runs at 5-10 % noise (issue 29, stop 54; docs/EVALUATION.md).
-    overlap_lcs: tuple[float, float] = (10.0, 25.0)
+    #: chance alignments out, so this only asks for more than a stray run or two. Full at 16:
+    #: a 10 %-noise excerpt of a fifth of a 1,176-word book keeps 16 words in runs, its block
+    #: 1 in 10^7.5 (issue 29, stop 61; full at 25 since stop 54, 35 before).
+    overlap_lcs: tuple[float, float] = (10.0, 16.0)
     #: ... unless the order alone is overwhelming (as ``translation_z_alone``): at 10 %
     #: character noise on both sides an excerpt of 800-1,000 words keeps 10 aligned words in
     #: runs, but its order z, re-read with one-edit matches, is 15-20 where unrelated pairs
