@@ -560,11 +560,11 @@ def block_test(
     score = float(getattr(verification, "local_score", 0.0))
     if not params.own_block or collection is None or ix is None or iy is None:
         return {}
-    if collection.size() < params.own_block_min_books:
-        return {}
     if score < params.own_block_asked:
         return {}
     if not 0 < ix.size < params.own_block_max_words or _at_edges(fa, fb, (ix, iy), params):
+        return {}
+    if collection.size() < params.own_block_min_books:  # counted last: a query on the index
         return {}
     apart = _held_apart(fa, fb, (ix, iy), collection, params, params.end_holders)
     return {"shared_held_apart": apart}
